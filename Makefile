@@ -1,0 +1,45 @@
+# The two entry points of the README: `make demo` and `make test`.
+# Each creates or refreshes the local virtual environment and builds the
+# engine's Python extension first.
+
+PYTHON ?= python3
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+PIP    := $(VENV)/bin/pip
+STAMP  := $(VENV)/.deps-stamp
+
+.PHONY: demo test build venv lint rust-test py-test bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install --quiet --upgrade pip
+	$(PIP) install --quiet "maturin>=1.7,<2" "pytest>=8" "ruff>=0.6" "pyarrow>=14" "matplotlib>=3.8"
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+build: $(STAMP)
+	$(VENV)/bin/maturin develop --release --quiet
+
+demo: build
+	$(PY) -m prefetchlab.demo
+
+rust-test:
+	cargo test --workspace --exclude prefetchlab-py --release
+
+py-test: build
+	$(PY) -m pytest -q
+
+lint: $(STAMP)
+	cargo fmt --all -- --check
+	cargo clippy --workspace --all-targets -- -D warnings
+	$(VENV)/bin/ruff check python tests benches
+	$(VENV)/bin/ruff format --check python tests benches
+
+test: rust-test py-test
+
+bench: build
+	$(PY) benches/speed.py
+
+clean:
+	rm -rf target $(VENV)

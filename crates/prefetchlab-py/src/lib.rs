@@ -1,0 +1,138 @@
+//! Python bindings of the prefetchlab engine: type conversion only, no logic.
+//!
+//! Every engine error becomes `PrefetchlabError` with the engine's message;
+//! a panic (a bug) becomes the same exception, prefixed "internal error", so
+//! nothing crashes across the boundary.
+
+use prefetchlab::metrics::IoLog;
+use prefetchlab::{Config, Error};
+use pyo3::create_exception;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::Path;
+
+create_exception!(_engine, PrefetchlabError, PyValueError);
+
+fn guarded<T>(f: impl FnOnce() -> Result<T, Error>) -> PyResult<T> {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(Ok(v)) => Ok(v),
+        Ok(Err(e)) => Err(PrefetchlabError::new_err(e.to_string())),
+        Err(panic) => {
+            let msg = panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "unknown panic".into());
+            Err(PrefetchlabError::new_err(format!(
+                "internal error (please report): {msg}"
+            )))
+        }
+    }
+}
+
+fn parse(text: &str, fmt: &str, sets: &[String]) -> Result<Config, Error> {
+    match fmt {
+        "toml" => Config::from_toml(text, sets),
+        "json" => Config::from_json(text, sets),
+        "path" => Config::from_path(Path::new(text), sets),
+        other => Err(Error::config(
+            "",
+            format!("unknown configuration format `{other}`"),
+        )),
+    }
+}
+
+fn le_bytes<T: Copy, const N: usize>(py: Python<'_>, v: &[T], to: fn(T) -> [u8; N]) -> Py<PyBytes> {
+    let mut out = Vec::with_capacity(v.len() * N);
+    for &x in v {
+        out.extend_from_slice(&to(x));
+    }
+    PyBytes::new(py, &out).unbind()
+}
+
+fn io_log_dict<'py>(py: Python<'py>, log: &IoLog) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("rows", log.len())?;
+    d.set_item("event_names", prefetchlab::metrics::IoEvent::NAMES.to_vec())?;
+    d.set_item("time_ns", le_bytes(py, &log.time_ns, u64::to_le_bytes))?;
+    d.set_item("event", PyBytes::new(py, &log.event))?;
+    d.set_item("stream", le_bytes(py, &log.stream, i32::to_le_bytes))?;
+    d.set_item("file", le_bytes(py, &log.file, i32::to_le_bytes))?;
+    d.set_item("page", le_bytes(py, &log.page, i64::to_le_bytes))?;
+    d.set_item("pages", le_bytes(py, &log.pages, i64::to_le_bytes))?;
+    d.set_item("marker", le_bytes(py, &log.marker, i64::to_le_bytes))?;
+    d.set_item("issued", le_bytes(py, &log.issued, i64::to_le_bytes))?;
+    d.set_item(
+        "array_block",
+        le_bytes(py, &log.array_block, i64::to_le_bytes),
+    )?;
+    d.set_item("disk", le_bytes(py, &log.disk, i32::to_le_bytes))?;
+    d.set_item(
+        "lba_sector",
+        le_bytes(py, &log.lba_sector, i64::to_le_bytes),
+    )?;
+    d.set_item("sectors", le_bytes(py, &log.sectors, i64::to_le_bytes))?;
+    Ok(d)
+}
+
+/// Checks a configuration; returns the resolved configuration as JSON.
+#[pyfunction]
+#[pyo3(signature = (text, fmt, sets=vec![]))]
+fn resolve(text: &str, fmt: &str, sets: Vec<String>) -> PyResult<String> {
+    guarded(|| parse(text, fmt, &sets).map(|c| c.to_json()))
+}
+
+/// Runs a configuration. Returns `{"report": json, "io_log": dict | None}`.
+#[pyfunction]
+#[pyo3(signature = (text, fmt, sets=vec![]))]
+fn simulate<'py>(
+    py: Python<'py>,
+    text: &str,
+    fmt: &str,
+    sets: Vec<String>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let report =
+        py.detach(|| guarded(|| parse(text, fmt, &sets).and_then(|c| prefetchlab::simulate(&c))))?;
+    let d = PyDict::new(py);
+    d.set_item("report", report.to_json())?;
+    match &report.io_log {
+        Some(log) => d.set_item("io_log", io_log_dict(py, log)?)?,
+        None => d.set_item("io_log", py.None())?,
+    }
+    Ok(d)
+}
+
+/// Replays a DiskSim validation trace; returns the figures as a dict.
+#[pyfunction]
+#[pyo3(signature = (spec, trace, overrides=vec![]))]
+fn validate_disk<'py>(
+    py: Python<'py>,
+    spec: &str,
+    trace: &str,
+    overrides: Vec<(String, f64)>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let v = py.detach(|| {
+        guarded(|| {
+            prefetchlab::device::validate::validate(Path::new(spec), Path::new(trace), &overrides)
+        })
+    })?;
+    let d = PyDict::new(py);
+    d.set_item("rms_ms", v.rms_ms)?;
+    d.set_item("rms_exact_ms", v.rms_exact_ms)?;
+    d.set_item("mean_sim_ms", v.mean_sim_ms)?;
+    d.set_item("mean_real_ms", v.mean_real_ms)?;
+    d.set_item("requests", v.requests)?;
+    Ok(d)
+}
+
+#[pymodule]
+fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("PrefetchlabError", m.py().get_type::<PrefetchlabError>())?;
+    m.add("__version__", prefetchlab::VERSION)?;
+    m.add_function(wrap_pyfunction!(resolve, m)?)?;
+    m.add_function(wrap_pyfunction!(simulate, m)?)?;
+    m.add_function(wrap_pyfunction!(validate_disk, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,9 @@
+//! The array layer (the md driver): maps logical block requests onto member
+//! disks, counting every split, with an optional block cache in the RAID
+//! layer where block-level prefetching lives.
+//!
+//! * [`layout`] — single disk, RAID-0, RAID-5 (left-symmetric), RAID-6, RAID-10 n2.
+
+pub mod layout;
+
+pub use layout::{ArrayLayout, Extent};

@@ -1,0 +1,2 @@
+//! Block layer.
+pub mod sched;

@@ -1,0 +1,78 @@
+//! I/O schedulers of the per-disk request queues (models.md §2), one file each:
+//! FCFS, SSTF, C-LOOK, deadline and anticipatory (with the kernel defaults).
+//!
+//! The queue owns the pending requests (in arrival order, after merging) and
+//! asks its scheduler which one to dispatch when the device has a free slot.
+//! A scheduler may also keep the device idle for a while (anticipation): it
+//! then answers [`Pick::WaitUntil`] and is asked again at that time or when a
+//! new request arrives, whichever comes first.
+
+pub mod anticipatory;
+pub mod clook;
+pub mod deadline;
+pub mod fcfs;
+pub mod sstf;
+
+use crate::config::SchedulerKind;
+use crate::sim::TimeNs;
+
+/// A request waiting in a disk's queue, as a scheduler sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Queued {
+    /// The queue's handle for this request.
+    pub id: u32,
+    /// First sector on the disk.
+    pub lba_sector: u64,
+    /// One past the last sector.
+    pub end_sector: u64,
+    /// Position key of the first sector (cylinder on an HDD).
+    pub pos: u64,
+    /// The stream (process) that issued it.
+    pub stream: u32,
+    pub write: bool,
+    /// Arrival of its oldest part (deadlines count from here).
+    pub arrival_ns: TimeNs,
+}
+
+/// Where the head is: what the last dispatched request left behind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Head {
+    /// One past the last sector of the last dispatched request.
+    pub lba_sector: u64,
+    /// Its position key.
+    pub pos: u64,
+}
+
+/// A scheduler's answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pick {
+    /// Dispatch `queue[i]`.
+    Dispatch(usize),
+    /// Dispatch nothing; nothing is worth waiting for.
+    Idle,
+    /// Keep the device idle until this time (or until a new arrival).
+    WaitUntil(TimeNs),
+}
+
+/// An I/O scheduler for one disk queue.
+pub trait Scheduler {
+    /// Chooses the next request. `queue` is non-empty and in arrival order.
+    fn pick(&mut self, queue: &[Queued], head: Head, now_ns: TimeNs) -> Pick;
+    /// A request entered the queue (also called after a merge, with the merged request).
+    fn on_add(&mut self, _req: &Queued, _now_ns: TimeNs) {}
+    /// `req` was dispatched to the device.
+    fn on_dispatch(&mut self, _req: &Queued, _now_ns: TimeNs) {}
+    /// `req` completed.
+    fn on_complete(&mut self, _req: &Queued, _now_ns: TimeNs) {}
+}
+
+/// Builds the scheduler the configuration names, for a disk served by `streams` streams.
+pub fn build(kind: SchedulerKind, streams: usize) -> Box<dyn Scheduler> {
+    match kind {
+        SchedulerKind::Fcfs => Box::new(fcfs::Fcfs),
+        SchedulerKind::Sstf => Box::new(sstf::Sstf),
+        SchedulerKind::Clook => Box::new(clook::CLook),
+        SchedulerKind::Deadline => Box::new(deadline::Deadline::new()),
+        SchedulerKind::Anticipatory => Box::new(anticipatory::Anticipatory::new(streams)),
+    }
+}

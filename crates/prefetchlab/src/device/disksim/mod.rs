@@ -1,0 +1,1 @@
+//! Reader of DiskSim drive descriptions. STUB: to be written.

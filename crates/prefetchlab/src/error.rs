@@ -1,0 +1,55 @@
+//! One error type for the whole engine: every message names the file, line or
+//! key at fault and says what was expected, so the CLI and the Python API can
+//! show it as one line.
+
+use std::fmt;
+
+/// An error reported to the user. The message is complete on its own.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Error {
+    /// A configuration key or value is wrong (`key` is the dotted path).
+    Config { key: String, msg: String },
+    /// An input file could not be read or parsed (`line` is 1-based, 0 = whole file).
+    Input {
+        path: String,
+        line: usize,
+        msg: String,
+    },
+    /// A request does not fit the simulated hardware (geometry, sizes).
+    Geometry(String),
+}
+
+impl Error {
+    pub fn config(key: impl Into<String>, msg: impl Into<String>) -> Self {
+        Error::Config {
+            key: key.into(),
+            msg: msg.into(),
+        }
+    }
+    pub fn input(path: impl Into<String>, line: usize, msg: impl Into<String>) -> Self {
+        Error::Input {
+            path: path.into(),
+            line,
+            msg: msg.into(),
+        }
+    }
+    pub fn geometry(msg: impl Into<String>) -> Self {
+        Error::Geometry(msg.into())
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Config { key, msg } if key.is_empty() => write!(f, "config: {msg}"),
+            Error::Config { key, msg } => write!(f, "config key `{key}`: {msg}"),
+            Error::Input { path, line: 0, msg } => write!(f, "{path}: {msg}"),
+            Error::Input { path, line, msg } => write!(f, "{path}:{line}: {msg}"),
+            Error::Geometry(msg) => write!(f, "geometry: {msg}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+pub type Result<T> = std::result::Result<T, Error>;

@@ -1,0 +1,39 @@
+//! # prefetchlab — the engine
+//!
+//! A deterministic, trace-driven simulator of prefetching (readahead) on
+//! striped disk arrays. One read travels the stack top to bottom, one folder
+//! per layer (see `DESIGN.md`):
+//!
+//! ```text
+//! workload ─► fs ─► cache (page cache + readahead policy) ─► array (layout,
+//! array cache, block policy) ─► block (per-disk queues, merging, congestion,
+//! schedulers) ─► device (HDD, SSD, network) ─► completion back up
+//! ```
+//!
+//! The block layer sits below the array mapping, as in Linux md: a request
+//! is split by the md driver and each piece enters its member disk's request
+//! queue, where it is merged, counted for congestion and scheduled.
+//!
+//! [`simulate`] runs one configuration and returns a [`Report`].
+
+pub mod array;
+pub mod block;
+pub mod cache;
+pub mod config;
+pub mod device;
+pub mod engine;
+pub mod error;
+pub mod fs;
+pub mod metrics;
+pub mod policy;
+pub mod sim;
+pub mod units;
+pub mod workload;
+
+pub use config::Config;
+pub use engine::simulate;
+pub use error::{Error, Result};
+pub use metrics::Report;
+
+/// The version written into every result.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

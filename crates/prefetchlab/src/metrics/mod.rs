@@ -1,0 +1,139 @@
+//! What a run measured. Every name carries its unit. The scalar figures are
+//! in [`Metrics`] (one column each in a results table); per-stream and
+//! per-disk figures in [`StreamMetrics`] and [`DiskMetrics`].
+//!
+//! Definitions:
+//! * `bandwidth_mb_s` — application bytes read / simulated time, MB = 10^6 B.
+//! * `latency_*_ms` — application request response time, issue to completion.
+//! * `hit_ratio` — pages found uptodate in the page cache / pages read.
+//! * `prefetch_accuracy` — prefetched pages later read / prefetched pages.
+//! * `wasted_prefetch_pages` (wastage) — prefetched pages evicted unread.
+//! * `disk_requests` — requests dispatched to member devices (after merging).
+//! * `request_splits` — extra disk requests made by splitting logical
+//!   requests at strip boundaries (a request over 3 strips adds 2).
+//! * `disk_utilization` — mean over disks of busy time / simulated time.
+
+pub mod iolog;
+
+pub use iolog::{IoEvent, IoLog, IoRow};
+
+use serde::Serialize;
+
+/// The scalar figures of one run.
+#[derive(Debug, Clone, Serialize, Default, PartialEq)]
+pub struct Metrics {
+    pub bandwidth_mb_s: f64,
+    pub iops: f64,
+    pub app_requests: u64,
+    pub bytes_read: u64,
+    pub latency_mean_ms: f64,
+    pub latency_p50_ms: f64,
+    pub latency_p95_ms: f64,
+    pub latency_p99_ms: f64,
+    pub latency_max_ms: f64,
+    pub hit_ratio: f64,
+    pub prefetched_pages: u64,
+    pub prefetch_used_pages: u64,
+    pub prefetch_accuracy: f64,
+    pub wasted_prefetch_pages: u64,
+    pub readahead_windows: u64,
+    pub block_requests: u64,
+    pub disk_requests: u64,
+    pub request_splits: u64,
+    pub disk_sectors: u64,
+    pub mean_disk_request_kib: f64,
+    pub disk_utilization: f64,
+    pub mean_seek_distance_cyl: f64,
+    pub drive_cache_hits: u64,
+    pub array_cache_hit_ratio: f64,
+    pub array_prefetched_blocks: u64,
+    pub array_wasted_blocks: u64,
+    pub peak_cache_pages: u64,
+    pub congestion_events: u64,
+    pub sim_time_s: f64,
+    pub wall_time_s: f64,
+    pub requests_per_wall_s: f64,
+}
+
+/// Per stream (reader).
+#[derive(Debug, Clone, Serialize, Default, PartialEq)]
+pub struct StreamMetrics {
+    pub stream: u32,
+    pub requests: u64,
+    pub bytes_read: u64,
+    pub bandwidth_mb_s: f64,
+    pub latency_mean_ms: f64,
+    pub finish_time_s: f64,
+}
+
+/// Per member disk.
+#[derive(Debug, Clone, Serialize, Default, PartialEq)]
+pub struct DiskMetrics {
+    pub disk: u32,
+    pub requests: u64,
+    pub sectors: u64,
+    pub utilization: f64,
+    pub mean_seek_distance_cyl: f64,
+    pub cache_hits: u64,
+    pub mean_queue_wait_ms: f64,
+}
+
+/// Everything a run produces.
+#[derive(Debug, Clone, Default)]
+pub struct Report {
+    /// The resolved configuration, as JSON.
+    pub config_json: String,
+    pub metrics: Metrics,
+    pub streams: Vec<StreamMetrics>,
+    pub disks: Vec<DiskMetrics>,
+    pub io_log: Option<IoLog>,
+}
+
+impl Report {
+    /// `{"config": …, "metrics": …, "streams": […], "disks": […], "version": …}`.
+    pub fn to_json(&self) -> String {
+        #[derive(Serialize)]
+        struct Out<'a> {
+            version: &'a str,
+            config: &'a serde_json::value::RawValue,
+            metrics: &'a Metrics,
+            streams: &'a [StreamMetrics],
+            disks: &'a [DiskMetrics],
+        }
+        let raw = serde_json::value::RawValue::from_string(self.config_json.clone())
+            .unwrap_or_else(|_| {
+                serde_json::value::RawValue::from_string("null".into()).expect("null")
+            });
+        serde_json::to_string(&Out {
+            version: crate::VERSION,
+            config: &raw,
+            metrics: &self.metrics,
+            streams: &self.streams,
+            disks: &self.disks,
+        })
+        .expect("report serializes")
+    }
+}
+
+/// The `q`-quantile (0..=1) of sorted values, nearest-rank.
+pub fn quantile_sorted(sorted: &[u64], q: f64) -> u64 {
+    if sorted.is_empty() {
+        return 0;
+    }
+    let rank = ((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
+    sorted[rank - 1]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nearest_rank_quantiles() {
+        let v: Vec<u64> = (1..=100).collect();
+        assert_eq!(quantile_sorted(&v, 0.5), 50);
+        assert_eq!(quantile_sorted(&v, 0.99), 99);
+        assert_eq!(quantile_sorted(&v, 1.0), 100);
+        assert_eq!(quantile_sorted(&[], 0.5), 0);
+    }
+}

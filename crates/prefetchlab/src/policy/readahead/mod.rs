@@ -1,0 +1,209 @@
+//! File-level readahead (algorithms.md §1–§2), one file per scheme:
+//!
+//! | policy | file | spec |
+//! |---|---|---|
+//! | `none` | [`none`] | §2 "No prefetching" |
+//! | `obl` | [`obl`] | §2 OBL, miss-triggered (decisions.md #6f) |
+//! | `seqp` | [`seqp`] | [TC09] Fig. 3 didactic synchronous SEQP (decisions.md #3) |
+//! | `linux` 2.6.18 | [`linux_2_6_18`] | §1.2 old ahead-window readahead |
+//! | `linux` 2.6.24 / 3.10 / 3.12 | [`ondemand`] | §1.3 on-demand readahead |
+//!
+//! The page cache drives a policy through [`Readahead`]: for every page of a
+//! buffered read it reports the page's state, and the policy answers by
+//! submitting windows through [`RaContext`]. All offsets and sizes are in
+//! file pages (4 KiB).
+
+pub mod linux_2_6_18;
+pub mod none;
+pub mod obl;
+pub mod ondemand;
+pub mod seqp;
+
+use crate::config::{Config, LinuxVariant, ReadaheadPolicy};
+
+/// What the page cache found for one page of a read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PageStatus {
+    /// Not in the cache (neither uptodate nor in flight).
+    Missing,
+    /// In the cache (uptodate or being read), without a readahead marker.
+    Cached,
+    /// In the cache and carrying the PG_readahead marker. The page cache has
+    /// already cleared the marker when the policy sees this (as the kernel's
+    /// async entry does first thing).
+    Marker,
+}
+
+/// Why a window was submitted (for the io_log and the metrics).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WindowKind {
+    /// Read because the reader needs it now (a miss).
+    Sync,
+    /// Read ahead of the reader (a marker hit / ahead window).
+    Async,
+}
+
+/// A readahead window `[start, start+size)`; the marker goes on page
+/// `start + size - async_size` when `async_size > 0`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Window {
+    pub start: u64,
+    pub size: u64,
+    pub async_size: u64,
+}
+
+impl Window {
+    pub fn new(start: u64, size: u64, async_size: u64) -> Self {
+        Window {
+            start,
+            size,
+            async_size,
+        }
+    }
+    /// The page that gets PG_readahead, if any.
+    pub fn marker(&self) -> Option<u64> {
+        (self.async_size > 0 && self.async_size <= self.size)
+            .then(|| self.start + self.size - self.async_size)
+    }
+}
+
+/// What a readahead policy may ask of the page cache for the file being read.
+pub trait RaContext {
+    /// Whether `page` is in the cache (uptodate or in flight).
+    fn is_cached(&self, page: u64) -> bool;
+    /// Pages in the file (EOF = this index).
+    fn file_pages(&self) -> u64;
+    /// Whether the backing device is read-congested (113/103 hysteresis).
+    fn congested(&self) -> bool;
+    /// Physical array block of a file page (the file system's bmap).
+    fn phys_block(&self, page: u64) -> u64;
+    /// Blocks per strip of the array below (for striping-aware schemes).
+    fn strip_blocks(&self) -> u64;
+    /// Reads the pages of `window` that are not cached (stopping at EOF),
+    /// sets the marker on `window.marker()` if that page was newly
+    /// allocated, and returns the number of pages actually issued.
+    fn submit(&mut self, window: Window, kind: WindowKind) -> u64;
+}
+
+/// A readahead policy for one open file.
+pub trait Readahead {
+    /// Called for page `index` of a buffered read whose last page is
+    /// `index + req_pages - 1`, in page order.
+    fn on_page(&mut self, ctx: &mut dyn RaContext, index: u64, req_pages: u64, status: PageStatus);
+    /// The page at `index` was still missing after `on_page` and the page
+    /// cache read it alone (2.6.18's `handle_ra_miss`).
+    fn on_fallback_miss(&mut self, _index: u64) {}
+    /// The read ended; `end_pos_bytes` is the position of its last byte (the
+    /// kernel's `prev_pos`).
+    fn on_read_end(&mut self, _end_pos_bytes: u64) {}
+}
+
+/// Builds the readahead policy the configuration names.
+pub fn build(cfg: &Config) -> Box<dyn Readahead> {
+    let max_pages = cfg.readahead.max.pages().max(1);
+    match cfg.readahead.policy {
+        ReadaheadPolicy::None => Box::new(none::NoReadahead),
+        ReadaheadPolicy::Obl => Box::new(obl::Obl::default()),
+        ReadaheadPolicy::Seqp => Box::new(seqp::Seqp::new(
+            cfg.seqp.init as u64,
+            cfg.seqp.growth,
+            max_pages,
+        )),
+        ReadaheadPolicy::Linux => match cfg.readahead.variant {
+            LinuxVariant::V2_6_18 => Box::new(linux_2_6_18::Linux2618::new(max_pages)),
+            v => Box::new(ondemand::OnDemand::new(max_pages, v)),
+        },
+    }
+}
+
+/// A page cache of one file for the policies' unit tests: records every
+/// submitted window and marks its pages cached.
+#[cfg(test)]
+pub(crate) mod testing {
+    use super::*;
+    use std::collections::BTreeSet;
+
+    pub struct MockFile {
+        pub pages: u64,
+        pub cached: BTreeSet<u64>,
+        pub markers: BTreeSet<u64>,
+        pub congested: bool,
+        pub strip_blocks: u64,
+        pub first_block: u64,
+        pub windows: Vec<(Window, WindowKind, u64)>,
+    }
+
+    impl MockFile {
+        pub fn new(pages: u64) -> Self {
+            MockFile {
+                pages,
+                cached: BTreeSet::new(),
+                markers: BTreeSet::new(),
+                congested: false,
+                strip_blocks: 16,
+                first_block: 0,
+                windows: vec![],
+            }
+        }
+
+        /// Drives `ra` through a sequential read of the whole file in
+        /// `req`-page calls, as the page cache does (every page reported,
+        /// a still-missing page read alone).
+        pub fn read_sequential(&mut self, ra: &mut dyn Readahead, req: u64, calls: usize) {
+            let mut pos = 0;
+            for _ in 0..calls {
+                if pos >= self.pages {
+                    break;
+                }
+                let end = (pos + req).min(self.pages);
+                for idx in pos..end {
+                    let status = if !self.cached.contains(&idx) {
+                        PageStatus::Missing
+                    } else if self.markers.remove(&idx) {
+                        PageStatus::Marker
+                    } else {
+                        PageStatus::Cached
+                    };
+                    ra.on_page(self, idx, end - idx, status);
+                    if !self.cached.contains(&idx) {
+                        self.cached.insert(idx);
+                        ra.on_fallback_miss(idx);
+                    }
+                }
+                ra.on_read_end(end * crate::units::PAGE_BYTES - 1);
+                pos = end;
+            }
+        }
+    }
+
+    impl RaContext for MockFile {
+        fn is_cached(&self, page: u64) -> bool {
+            self.cached.contains(&page)
+        }
+        fn file_pages(&self) -> u64 {
+            self.pages
+        }
+        fn congested(&self) -> bool {
+            self.congested
+        }
+        fn phys_block(&self, page: u64) -> u64 {
+            self.first_block + page
+        }
+        fn strip_blocks(&self) -> u64 {
+            self.strip_blocks
+        }
+        fn submit(&mut self, w: Window, kind: WindowKind) -> u64 {
+            let mut issued = 0;
+            for p in w.start..(w.start + w.size).min(self.pages) {
+                if self.cached.insert(p) {
+                    issued += 1;
+                    if Some(p) == w.marker() {
+                        self.markers.insert(p);
+                    }
+                }
+            }
+            self.windows.push((w, kind, issued));
+            issued
+        }
+    }
+}
