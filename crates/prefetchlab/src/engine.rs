@@ -1,11 +1,906 @@
-//! Assembles the stack of one run and drives it. STUB: being written.
+//! Assembles the stack of one run and drives it with the event queue.
+//!
+//! One application read goes: workload → page cache (readahead policy
+//! decides windows) → I/Os of physically contiguous pages (file layer's
+//! bmap, with indirect blocks read first) → array (split per strip, array
+//! cache) → per-disk queues (merge, congestion, scheduler) → devices →
+//! completion back up: pages become uptodate and waiting readers resume.
+//!
+//! The engine owns every piece of state in flat slabs indexed by `u32`
+//! handles; policies are called through narrow traits and never see the
+//! clock or the queues.
+//!
+//! Choices written down here (the specs leave them open):
+//! * Indirect (metadata) blocks, once read, stay cached outside the page
+//!   cache's budget (they are 1 per 1024 data pages). A data I/O that needs
+//!   an indirect block not yet cached is held until that block arrives; the
+//!   reader waits for its data pages, not for the indirect block itself.
+//! * The application's request completes when its last page is uptodate;
+//!   its response time runs from issue to that moment.
 
-use crate::config::Config;
-use crate::error::{Error, Result};
-use crate::metrics::Report;
+use crate::array::ArrayLayout;
+use crate::block::sched::{self, Pick};
+use crate::block::BlockLayer;
+use crate::cache::lru::NONE;
+use crate::cache::PageCache;
+use crate::config::{Config, DeviceKind};
+use crate::device::{hdd::Hdd, ssd::Ssd, AnyDevice, Device, DiskRequest};
+use crate::error::Result;
+use crate::fs::FileSystem;
+use crate::metrics::{self, DiskMetrics, IoEvent, IoLog, IoRow, Metrics, Report, StreamMetrics};
+use crate::policy::readahead::{self, PageStatus, RaContext, Readahead, Window, WindowKind};
+use crate::sim::{EventQueue, Rng, TimeNs};
+use crate::units::{NS_PER_MS, NS_PER_S, PAGE_BYTES, SECTORS_PER_PAGE};
+use crate::workload::{self, Generator};
+use std::collections::HashMap;
 
 /// Runs one configuration to the end and reports what it measured.
 pub fn simulate(cfg: &Config) -> Result<Report> {
-    let _ = cfg;
-    Err(Error::config("", "the engine is not assembled yet"))
+    let wall = std::time::Instant::now();
+    let (mut engine, mut policies) = Engine::build(cfg)?;
+    engine.run(&mut policies);
+    Ok(engine.report(wall.elapsed().as_secs_f64()))
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Ev {
+    /// A stream issues its next request.
+    Issue(u32),
+    /// A disk request completed.
+    DiskDone(u32),
+    /// A disk's scheduler asked to be asked again now.
+    Kick(u32),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum IoKind {
+    /// Fills `pages` page-cache pages of `file` from `first_page`.
+    PageFill { file: u32, first_page: u64 },
+    /// Reads one indirect block.
+    Meta,
+    /// An O_DIRECT read for a stream.
+    Direct,
+}
+
+/// A logical read of contiguous array blocks.
+#[derive(Debug, Clone, Copy)]
+struct Io {
+    kind: IoKind,
+    stream: u32,
+    array_block: u64,
+    blocks: u64,
+    /// Disk parts still outstanding.
+    pending: u32,
+    /// Head of the list of I/Os held until this one completes.
+    dependents: u32,
+    /// Next in the dependents list of the I/O this one waits for.
+    next_dependent: u32,
+    /// Head of the list of streams waiting for this I/O.
+    waiters: u32,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum MetaState {
+    Cached,
+    InFlight(u32),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum StreamState {
+    /// Between requests (thinking, or not started).
+    Idle,
+    /// Working through the pages of a request.
+    Reading,
+    /// Waiting for the page `cur_page` (buffered) or the direct I/Os.
+    Waiting,
+    Done,
+}
+
+struct Stream {
+    gen: Generator,
+    state: StreamState,
+    file: u32,
+    issue_ns: TimeNs,
+    cur_page: u64,
+    end_page: u64,
+    end_byte: u64,
+    req_bytes: u64,
+    /// The hit/miss of `cur_page` has been counted (after a wait).
+    counted: bool,
+    direct_pending: u32,
+    next_waiter: u32,
+    requests: u64,
+    bytes: u64,
+    latency_sum_ns: u64,
+    finish_ns: TimeNs,
+}
+
+/// Per-disk accumulators beyond the queue's own.
+#[derive(Default, Clone, Copy)]
+struct DiskAcc {
+    busy_ns: u64,
+    seek_cyl: u64,
+    cache_hits: u64,
+    outstanding: u32,
+}
+
+/// Everything but the readahead policies (kept apart so a policy can be
+/// called with a context that borrows the rest).
+struct Engine {
+    events: EventQueue<Ev>,
+    fs: FileSystem,
+    cache: PageCache,
+    layout: ArrayLayout,
+    block: BlockLayer,
+    devices: Vec<AnyDevice>,
+    disk_acc: Vec<DiskAcc>,
+    streams: Vec<Stream>,
+    ios: Vec<Io>,
+    free_ios: Vec<u32>,
+    meta: HashMap<u64, MetaState>,
+    /// Streams woken by completions, resumed after the event.
+    woken: Vec<u32>,
+    /// Reused buffers.
+    extents: Vec<crate::array::Extent>,
+    io_buf: Vec<u32>,
+    io_stack: Vec<u32>,
+    touched_disks: Vec<u32>,
+    latencies_ns: Vec<u64>,
+    io_log: Option<IoLog>,
+    duration_ns: TimeNs,
+    end_ns: TimeNs,
+    readahead_windows: u64,
+    block_requests: u64,
+    request_splits: u64,
+    cfg_json: String,
+}
+
+impl Engine {
+    fn build(cfg: &Config) -> Result<(Engine, Vec<Box<dyn Readahead>>)> {
+        let disks = cfg.array.disks;
+        let mut devices = Vec::with_capacity(disks as usize);
+        for d in 0..disks {
+            let rng = Rng::derive(cfg.run.seed, &format!("disk{d}"));
+            devices.push(match cfg.disk.kind {
+                DeviceKind::Hdd => AnyDevice::Hdd(Box::new(Hdd::from_model(
+                    &cfg.disk.model,
+                    cfg.disk.cache,
+                    &cfg.disk.overrides,
+                    rng,
+                )?)),
+                DeviceKind::Ssd => AnyDevice::Ssd(Ssd::new(&cfg.ssd)),
+            });
+        }
+        let disk_blocks = devices
+            .iter()
+            .map(|d| d.capacity_sectors() / SECTORS_PER_PAGE)
+            .min()
+            .unwrap_or(0);
+        let strip_blocks = cfg.array.strip.pages();
+        let layout = ArrayLayout::new(cfg.array.layout, disks, strip_blocks, disk_blocks)?;
+        let (gens, file_pages) = workload::build(cfg);
+        let mut fs_rng = Rng::derive(cfg.run.seed, "fs");
+        let fs = FileSystem::build(&cfg.fs, &file_pages, layout.capacity_blocks(), &mut fs_rng)?;
+        let memory_pages = cfg.host.memory.pages();
+        let cache = PageCache::new(memory_pages, &file_pages);
+        let streams_n = gens.len();
+        let scheds = (0..disks)
+            .map(|_| sched::build(cfg.disk.scheduler, streams_n))
+            .collect();
+        let block = BlockLayer::new(&cfg.block, scheds);
+        let streams = gens
+            .into_iter()
+            .map(|gen| Stream {
+                file: gen.spec.file,
+                gen,
+                state: StreamState::Idle,
+                issue_ns: 0,
+                cur_page: 0,
+                end_page: 0,
+                end_byte: 0,
+                req_bytes: 0,
+                counted: false,
+                direct_pending: 0,
+                next_waiter: NONE,
+                requests: 0,
+                bytes: 0,
+                latency_sum_ns: 0,
+                finish_ns: 0,
+            })
+            .collect();
+        let policies = (0..streams_n).map(|_| readahead::build(cfg)).collect();
+        let engine = Engine {
+            events: EventQueue::new(),
+            fs,
+            cache,
+            layout,
+            block,
+            disk_acc: vec![DiskAcc::default(); disks as usize],
+            devices,
+            streams,
+            ios: Vec::with_capacity(1024),
+            free_ios: Vec::new(),
+            meta: HashMap::new(),
+            woken: Vec::new(),
+            extents: Vec::with_capacity(64),
+            io_buf: Vec::with_capacity(64),
+            io_stack: Vec::with_capacity(64),
+            touched_disks: Vec::with_capacity(16),
+            latencies_ns: Vec::new(),
+            io_log: cfg.output.io_log.then(IoLog::default),
+            duration_ns: cfg.run.duration.0,
+            end_ns: 0,
+            readahead_windows: 0,
+            block_requests: 0,
+            request_splits: 0,
+            cfg_json: cfg.to_json(),
+        };
+        Ok((engine, policies))
+    }
+
+    fn run(&mut self, policies: &mut [Box<dyn Readahead>]) {
+        for s in 0..self.streams.len() as u32 {
+            self.events.schedule(0, Ev::Issue(s));
+        }
+        while let Some((t, ev)) = self.events.pop() {
+            if self.duration_ns > 0 && t > self.duration_ns {
+                self.end_ns = self.duration_ns;
+                return;
+            }
+            match ev {
+                Ev::Issue(s) => self.start_request(s, policies),
+                Ev::DiskDone(r) => self.disk_done(r),
+                Ev::Kick(d) => {
+                    if self.block.queues[d as usize].wait_until_ns == t {
+                        self.block.queues[d as usize].wait_until_ns = 0;
+                        self.kick(d);
+                    }
+                }
+            }
+            while let Some(s) = self.woken.pop() {
+                self.advance(s, policies);
+            }
+        }
+        self.end_ns = self
+            .streams
+            .iter()
+            .map(|s| s.finish_ns)
+            .max()
+            .unwrap_or(0)
+            .max(self.events.now_ns());
+        if self.duration_ns > 0 {
+            self.end_ns = self.end_ns.min(self.duration_ns);
+        }
+    }
+
+    fn log(&mut self, row: IoRow) {
+        if let Some(l) = self.io_log.as_mut() {
+            l.push(row);
+        }
+    }
+
+    // ----- the application side -------------------------------------------------
+
+    /// A stream issues its next request (or finishes).
+    fn start_request(&mut self, s: u32, policies: &mut [Box<dyn Readahead>]) {
+        let now = self.events.now_ns();
+        let st = &mut self.streams[s as usize];
+        let Some((offset, len)) = st.gen.next_request() else {
+            st.state = StreamState::Done;
+            st.finish_ns = now;
+            return;
+        };
+        st.issue_ns = now;
+        st.cur_page = offset / PAGE_BYTES;
+        st.end_page = (offset + len).div_ceil(PAGE_BYTES);
+        st.end_byte = offset + len - 1;
+        st.req_bytes = len;
+        st.counted = false;
+        st.state = StreamState::Reading;
+        if st.gen.spec.direct {
+            self.start_direct(s);
+        } else {
+            self.advance(s, policies);
+        }
+    }
+
+    /// The request of stream `s` completed.
+    fn finish_request(&mut self, s: u32) {
+        let now = self.events.now_ns();
+        let st = &mut self.streams[s as usize];
+        let lat = now - st.issue_ns;
+        st.requests += 1;
+        st.bytes += st.req_bytes;
+        st.latency_sum_ns += lat;
+        st.finish_ns = now;
+        st.state = StreamState::Idle;
+        self.latencies_ns.push(lat);
+        let think = st.gen.spec.think_ns;
+        self.events.schedule(now + think, Ev::Issue(s));
+    }
+
+    /// Works through the pages of a buffered read until it must wait or is done.
+    fn advance(&mut self, s: u32, policies: &mut [Box<dyn Readahead>]) {
+        loop {
+            let st = &self.streams[s as usize];
+            match st.state {
+                StreamState::Reading => {}
+                StreamState::Waiting if st.gen.spec.direct => return,
+                StreamState::Waiting => {
+                    // woken: the page we waited for should be uptodate now
+                    self.streams[s as usize].state = StreamState::Reading;
+                }
+                _ => return,
+            }
+            let st = &self.streams[s as usize];
+            let (file, idx, end) = (st.file, st.cur_page, st.end_page);
+            if idx >= end {
+                policies[s as usize].on_read_end(st.end_byte);
+                self.finish_request(s);
+                return;
+            }
+            let mut slot = self.cache.lookup(file, idx);
+            if !self.streams[s as usize].counted {
+                let status = if slot == NONE {
+                    PageStatus::Missing
+                } else if self.cache.has_marker(slot) {
+                    self.cache.clear_marker(slot);
+                    PageStatus::Marker
+                } else {
+                    PageStatus::Cached
+                };
+                if slot != NONE && self.cache.uptodate(slot) {
+                    self.cache.stats.hits += 1;
+                } else {
+                    self.cache.stats.misses += 1;
+                }
+                self.streams[s as usize].counted = true;
+                let mut ctx = RaCtx {
+                    e: self,
+                    stream: s,
+                    file,
+                    demand_start: idx,
+                    demand_end: end,
+                };
+                policies[s as usize].on_page(&mut ctx, idx, end - idx, status);
+                slot = self.cache.lookup(file, idx);
+                if slot == NONE {
+                    self.read_pages(s, file, idx, 1, idx, end, IoEvent::PageRead, None);
+                    policies[s as usize].on_fallback_miss(idx);
+                    slot = self.cache.lookup(file, idx);
+                }
+            } else if slot == NONE {
+                // evicted between its arrival and our turn: read it again
+                self.read_pages(s, file, idx, 1, idx, end, IoEvent::PageRead, None);
+                slot = self.cache.lookup(file, idx);
+            }
+            if !self.cache.uptodate(slot) {
+                let io = self.cache.io(slot);
+                let st = &mut self.streams[s as usize];
+                st.state = StreamState::Waiting;
+                st.next_waiter = self.ios[io as usize].waiters;
+                self.ios[io as usize].waiters = s;
+                return;
+            }
+            self.cache.access(slot);
+            let st = &mut self.streams[s as usize];
+            st.cur_page += 1;
+            st.counted = false;
+        }
+    }
+
+    /// O_DIRECT: read the request's blocks straight from the array, one I/O
+    /// per physically contiguous run.
+    fn start_direct(&mut self, s: u32) {
+        let st = &self.streams[s as usize];
+        let (file, mut p, end) = (st.file, st.cur_page, st.end_page);
+        let mut n_ios = 0;
+        while p < end {
+            let run = self.fs.contiguous_run(file, p, end - p);
+            let dep = self.meta_dependency(file, p, s);
+            let io = self.new_io(IoKind::Direct, s, self.fs.bmap(file, p), run);
+            self.submit_or_hold(io, dep);
+            n_ios += 1;
+            p += run;
+        }
+        let st = &mut self.streams[s as usize];
+        st.direct_pending = n_ios;
+        st.state = StreamState::Waiting;
+        self.cache.stats.misses += end - st.cur_page;
+    }
+
+    // ----- the page cache side -----------------------------------------------------
+
+    /// Allocates and reads the pages of `[start, start+size)` that are not
+    /// cached (up to EOF). Pages outside the demand range `[dstart, dend)`
+    /// count as prefetched; `marker` gets PG_readahead if newly allocated.
+    /// Returns the number of pages issued.
+    #[allow(clippy::too_many_arguments)]
+    fn read_pages(
+        &mut self,
+        s: u32,
+        file: u32,
+        start: u64,
+        size: u64,
+        dstart: u64,
+        dend: u64,
+        ev: IoEvent,
+        marker: Option<u64>,
+    ) -> u64 {
+        let end = (start + size).min(self.fs.file_pages(file));
+        let mut issued = 0;
+        let mut p = start;
+        while p < end {
+            if self.cache.is_cached(file, p) {
+                p += 1;
+                continue;
+            }
+            // a run of uncached, physically contiguous pages
+            let max_run = self.fs.contiguous_run(file, p, end - p);
+            let mut n = 0;
+            while n < max_run && !self.cache.is_cached(file, p + n) {
+                n += 1;
+            }
+            let dep = self.meta_dependency(file, p, s);
+            let io = self.new_io(
+                IoKind::PageFill {
+                    file,
+                    first_page: p,
+                },
+                s,
+                self.fs.bmap(file, p),
+                0,
+            );
+            let mut got = 0;
+            for q in p..p + n {
+                let demand = q >= dstart && q < dend;
+                let (_, room) = self.cache.make_room();
+                if !room && !demand {
+                    break;
+                }
+                self.cache.allocate(file, q, io, !demand, marker == Some(q));
+                got += 1;
+            }
+            if got == 0 {
+                self.free_io(io);
+                break;
+            }
+            self.ios[io as usize].blocks = got;
+            issued += got;
+            self.submit_or_hold(io, dep);
+            if got < n {
+                break; // no room left
+            }
+            p += n;
+        }
+        let now = self.events.now_ns();
+        let mut row = IoRow::new(now, ev);
+        row.stream = s as i32;
+        row.file = file as i32;
+        row.page = start as i64;
+        row.pages = size as i64;
+        row.marker = marker.map_or(-1, |m| m as i64);
+        row.issued = issued as i64;
+        self.log(row);
+        issued
+    }
+
+    /// Makes sure the indirect blocks mapping `page` are cached or on their
+    /// way; returns the I/O the data read must wait for (or `NONE`).
+    fn meta_dependency(&mut self, file: u32, page: u64, s: u32) -> u32 {
+        let chain = self.fs.meta_chain(file, page);
+        let mut dep = NONE;
+        for &b in chain.as_slice() {
+            match self.meta.get(&b) {
+                Some(MetaState::Cached) => {}
+                Some(MetaState::InFlight(io)) => dep = *io,
+                None => {
+                    let io = self.new_io(IoKind::Meta, s, b, 1);
+                    self.meta.insert(b, MetaState::InFlight(io));
+                    self.submit_or_hold(io, dep);
+                    dep = io;
+                }
+            }
+        }
+        dep
+    }
+
+    // ----- I/Os ----------------------------------------------------------------------
+
+    fn new_io(&mut self, kind: IoKind, stream: u32, array_block: u64, blocks: u64) -> u32 {
+        let io = Io {
+            kind,
+            stream,
+            array_block,
+            blocks,
+            pending: 0,
+            dependents: NONE,
+            next_dependent: NONE,
+            waiters: NONE,
+        };
+        match self.free_ios.pop() {
+            Some(i) => {
+                self.ios[i as usize] = io;
+                i
+            }
+            None => {
+                self.ios.push(io);
+                (self.ios.len() - 1) as u32
+            }
+        }
+    }
+
+    fn free_io(&mut self, io: u32) {
+        self.free_ios.push(io);
+    }
+
+    /// Submits `io` now, or holds it until `dep` completes.
+    fn submit_or_hold(&mut self, io: u32, dep: u32) {
+        if dep == NONE {
+            self.submit(io);
+        } else {
+            self.ios[io as usize].next_dependent = self.ios[dep as usize].dependents;
+            self.ios[dep as usize].dependents = io;
+        }
+    }
+
+    /// Sends `io` to the array: split per strip, each piece (cut at the
+    /// largest request size) into its disk's queue.
+    fn submit(&mut self, io: u32) {
+        let now = self.events.now_ns();
+        let Io {
+            array_block,
+            blocks,
+            stream,
+            ..
+        } = self.ios[io as usize];
+        self.block_requests += 1;
+        let mut row = IoRow::new(now, IoEvent::BlockRequest);
+        row.stream = stream as i32;
+        row.array_block = array_block as i64;
+        row.pages = blocks as i64;
+        row.issued = io as i64;
+        self.log(row);
+        let mut extents = std::mem::take(&mut self.extents);
+        extents.clear();
+        {
+            let queues = &self.block.queues;
+            let devices = &self.devices;
+            // md raid10 read balancing: an idle copy first, else the nearer head
+            let mut pick_second = |d0: u32, d1: u32| {
+                let (q0, q1) = (&queues[d0 as usize], &queues[d1 as usize]);
+                match (q0.outstanding() == 0, q1.outstanding() == 0) {
+                    (true, _) => false,
+                    (false, true) => true,
+                    _ => {
+                        let _ = devices;
+                        q1.head().pos < q0.head().pos
+                    }
+                }
+            };
+            self.layout
+                .map_read(array_block, blocks, &mut pick_second, &mut extents);
+        }
+        if extents.len() > 1 {
+            self.request_splits += extents.len() as u64 - 1;
+        }
+        let max_sectors = self.block.max_request_sectors();
+        let mut pending = 0;
+        self.touched_disks.clear();
+        for e in &extents {
+            let mut lba = e.disk_block * SECTORS_PER_PAGE;
+            let end = lba + e.blocks * SECTORS_PER_PAGE;
+            let mut ab = e.array_block;
+            while lba < end {
+                let n = (end - lba).min(max_sectors);
+                let pos = self.devices[e.disk as usize].position_of(lba);
+                self.block
+                    .add(e.disk, lba, n, pos, false, stream, io, ab as i64, now);
+                pending += 1;
+                lba += n;
+                ab += n / SECTORS_PER_PAGE;
+            }
+            if !self.touched_disks.contains(&e.disk) {
+                self.touched_disks.push(e.disk);
+            }
+        }
+        self.ios[io as usize].pending = pending;
+        self.extents = extents;
+        for i in 0..self.touched_disks.len() {
+            let d = self.touched_disks[i];
+            self.kick(d);
+        }
+    }
+
+    /// Dispatches to `disk` while it has a free slot and its scheduler agrees.
+    fn kick(&mut self, disk: u32) {
+        let now = self.events.now_ns();
+        loop {
+            if self.disk_acc[disk as usize].outstanding as usize
+                >= self.devices[disk as usize].max_outstanding()
+            {
+                return;
+            }
+            match self.block.pick(disk, now) {
+                Pick::Idle => return,
+                Pick::WaitUntil(t) => {
+                    let q = &mut self.block.queues[disk as usize];
+                    if q.wait_until_ns != t {
+                        q.wait_until_ns = t;
+                        self.events.schedule(t, Ev::Kick(disk));
+                    }
+                    return;
+                }
+                Pick::Dispatch(i) => {
+                    let dev = &mut self.devices[disk as usize];
+                    // the head ends where this request ends
+                    let (lba, end) = {
+                        let q = &self.block.queues[disk as usize];
+                        let r = q_pending(q, i);
+                        (r.0, r.1)
+                    };
+                    let end_pos = dev.position_of(end.saturating_sub(1));
+                    let id = self.block.dispatch(disk, i, end_pos, now);
+                    let req = DiskRequest {
+                        lba_sector: lba,
+                        sectors: (end - lba) as u32,
+                        write: false,
+                    };
+                    let dev = &mut self.devices[disk as usize];
+                    let svc = dev.service(&req, now);
+                    let acc = &mut self.disk_acc[disk as usize];
+                    acc.outstanding += 1;
+                    acc.busy_ns += svc.done_ns - now;
+                    acc.seek_cyl += svc.seek_distance_cyl;
+                    acc.cache_hits += svc.cache_hit as u64;
+                    self.events.schedule(svc.done_ns, Ev::DiskDone(id));
+                    if self.io_log.is_some() {
+                        let r = *self.block.req(id);
+                        let mut row = IoRow::new(now, IoEvent::DiskDispatch);
+                        row.stream = r.q.stream as i32;
+                        row.disk = disk as i32;
+                        row.lba_sector = lba as i64;
+                        row.sectors = (end - lba) as i64;
+                        row.issued = id as i64;
+                        row.array_block = r.array_block;
+                        self.log(row);
+                    }
+                }
+            }
+        }
+    }
+
+    /// A disk request completed: finish the I/Os whose last part it was.
+    fn disk_done(&mut self, id: u32) {
+        let now = self.events.now_ns();
+        let r = *self.block.req(id);
+        let disk = r.disk;
+        self.disk_acc[disk as usize].outstanding -= 1;
+        if self.io_log.is_some() {
+            let mut row = IoRow::new(now, IoEvent::DiskComplete);
+            row.stream = r.q.stream as i32;
+            row.disk = disk as i32;
+            row.lba_sector = r.q.lba_sector as i64;
+            row.sectors = (r.q.end_sector - r.q.lba_sector) as i64;
+            row.issued = id as i64;
+            self.log(row);
+        }
+        let mut ios = std::mem::take(&mut self.io_buf);
+        ios.clear();
+        self.block.complete(id, now, &mut ios);
+        for &io in &ios {
+            let x = &mut self.ios[io as usize];
+            x.pending -= 1;
+            if x.pending == 0 {
+                self.complete_io(io);
+            }
+        }
+        self.io_buf = ios;
+        self.kick(disk);
+    }
+
+    /// An I/O has all its data: update the caches, release what waited for it.
+    fn complete_io(&mut self, io: u32) {
+        let mut stack = std::mem::take(&mut self.io_stack);
+        stack.clear();
+        stack.push(io);
+        while let Some(io) = stack.pop() {
+            let x = self.ios[io as usize];
+            match x.kind {
+                IoKind::PageFill { file, first_page } => {
+                    for p in first_page..first_page + x.blocks {
+                        let slot = self.cache.lookup(file, p);
+                        if slot != NONE && self.cache.io(slot) == io {
+                            self.cache.complete(slot);
+                        }
+                    }
+                }
+                IoKind::Meta => {
+                    self.meta.insert(x.array_block, MetaState::Cached);
+                }
+                IoKind::Direct => {
+                    let st = &mut self.streams[x.stream as usize];
+                    st.direct_pending -= 1;
+                    if st.direct_pending == 0 {
+                        st.cur_page = st.end_page;
+                        self.finish_request(x.stream);
+                    }
+                }
+            }
+            let mut w = x.waiters;
+            while w != NONE {
+                self.woken.push(w);
+                w = self.streams[w as usize].next_waiter;
+            }
+            let mut d = x.dependents;
+            self.free_io(io);
+            while d != NONE {
+                let next = self.ios[d as usize].next_dependent;
+                self.submit(d);
+                d = next;
+            }
+        }
+        self.io_stack = stack;
+    }
+
+    // ----- the report ---------------------------------------------------------------
+
+    fn report(mut self, wall_s: f64) -> Report {
+        let sim_ns = self.end_ns.max(1);
+        let sim_s = sim_ns as f64 / NS_PER_S as f64;
+        let bytes: u64 = self.streams.iter().map(|s| s.bytes).sum();
+        let requests: u64 = self.streams.iter().map(|s| s.requests).sum();
+        let mut lat = std::mem::take(&mut self.latencies_ns);
+        lat.sort_unstable();
+        let ms = |ns: u64| ns as f64 / NS_PER_MS as f64;
+        let mean_lat = if lat.is_empty() {
+            0.0
+        } else {
+            lat.iter().sum::<u64>() as f64 / lat.len() as f64
+        };
+        let cs = self.cache.stats;
+        let disks: Vec<DiskMetrics> = self
+            .block
+            .queues
+            .iter()
+            .zip(&self.disk_acc)
+            .enumerate()
+            .map(|(i, (q, a))| DiskMetrics {
+                disk: i as u32,
+                requests: q.stats.dispatched,
+                sectors: q.stats.sectors,
+                utilization: (a.busy_ns as f64 / sim_ns as f64).min(1.0),
+                mean_seek_distance_cyl: ratio(a.seek_cyl as f64, q.stats.dispatched as f64),
+                cache_hits: a.cache_hits,
+                mean_queue_wait_ms: ratio(ms(q.stats.queue_wait_ns), q.stats.dispatched as f64),
+            })
+            .collect();
+        let disk_requests: u64 = disks.iter().map(|d| d.requests).sum();
+        let disk_sectors: u64 = disks.iter().map(|d| d.sectors).sum();
+        let seek_total: u64 = self.disk_acc.iter().map(|a| a.seek_cyl).sum();
+        let metrics = Metrics {
+            bandwidth_mb_s: bytes as f64 / 1e6 / sim_s,
+            iops: requests as f64 / sim_s,
+            app_requests: requests,
+            bytes_read: bytes,
+            latency_mean_ms: mean_lat / NS_PER_MS as f64,
+            latency_p50_ms: ms(metrics::quantile_sorted(&lat, 0.50)),
+            latency_p95_ms: ms(metrics::quantile_sorted(&lat, 0.95)),
+            latency_p99_ms: ms(metrics::quantile_sorted(&lat, 0.99)),
+            latency_max_ms: ms(lat.last().copied().unwrap_or(0)),
+            hit_ratio: ratio(cs.hits as f64, (cs.hits + cs.misses) as f64),
+            prefetched_pages: cs.prefetched,
+            prefetch_used_pages: cs.prefetch_used,
+            prefetch_accuracy: ratio(cs.prefetch_used as f64, cs.prefetched as f64),
+            wasted_prefetch_pages: cs.wasted,
+            readahead_windows: self.readahead_windows,
+            block_requests: self.block_requests,
+            disk_requests,
+            request_splits: self.request_splits,
+            disk_sectors,
+            mean_disk_request_kib: ratio(disk_sectors as f64 * 0.5, disk_requests as f64),
+            disk_utilization: ratio(
+                disks.iter().map(|d| d.utilization).sum(),
+                disks.len() as f64,
+            ),
+            mean_seek_distance_cyl: ratio(seek_total as f64, disk_requests as f64),
+            drive_cache_hits: self.disk_acc.iter().map(|a| a.cache_hits).sum(),
+            array_cache_hit_ratio: 0.0,
+            array_prefetched_blocks: 0,
+            array_wasted_blocks: 0,
+            peak_cache_pages: self.cache.peak_pages(),
+            congestion_events: self
+                .block
+                .queues
+                .iter()
+                .map(|q| q.stats.congestion_events)
+                .sum(),
+            sim_time_s: sim_s,
+            wall_time_s: wall_s,
+            requests_per_wall_s: ratio(requests as f64, wall_s),
+        };
+        let streams = self
+            .streams
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                let t = s.finish_ns.max(1) as f64 / NS_PER_S as f64;
+                StreamMetrics {
+                    stream: i as u32,
+                    requests: s.requests,
+                    bytes_read: s.bytes,
+                    bandwidth_mb_s: s.bytes as f64 / 1e6 / t,
+                    latency_mean_ms: ratio(
+                        s.latency_sum_ns as f64 / NS_PER_MS as f64,
+                        s.requests as f64,
+                    ),
+                    finish_time_s: s.finish_ns as f64 / NS_PER_S as f64,
+                }
+            })
+            .collect();
+        Report {
+            config_json: self.cfg_json,
+            metrics,
+            streams,
+            disks,
+            io_log: self.io_log.take(),
+        }
+    }
+}
+
+fn ratio(a: f64, b: f64) -> f64 {
+    if b > 0.0 {
+        a / b
+    } else {
+        0.0
+    }
+}
+
+fn q_pending(q: &crate::block::DiskQueue, i: usize) -> (u64, u64) {
+    let r = q.pending_at(i);
+    (r.lba_sector, r.end_sector)
+}
+
+/// The readahead policy's view of the page cache for one stream's file.
+struct RaCtx<'a> {
+    e: &'a mut Engine,
+    stream: u32,
+    file: u32,
+    demand_start: u64,
+    demand_end: u64,
+}
+
+impl RaContext for RaCtx<'_> {
+    fn is_cached(&self, page: u64) -> bool {
+        page < self.e.fs.file_pages(self.file) && self.e.cache.is_cached(self.file, page)
+    }
+    fn file_pages(&self) -> u64 {
+        self.e.fs.file_pages(self.file)
+    }
+    fn congested(&self) -> bool {
+        self.e.block.any_congested()
+    }
+    fn phys_block(&self, page: u64) -> u64 {
+        self.e.fs.bmap(self.file, page)
+    }
+    fn strip_blocks(&self) -> u64 {
+        self.e.layout.strip_blocks()
+    }
+    fn submit(&mut self, w: Window, kind: WindowKind) -> u64 {
+        let ev = match kind {
+            WindowKind::Sync => IoEvent::WindowSync,
+            WindowKind::Async => IoEvent::WindowAsync,
+        };
+        self.e.readahead_windows += 1;
+        self.e.read_pages(
+            self.stream,
+            self.file,
+            w.start,
+            w.size,
+            self.demand_start,
+            self.demand_end,
+            ev,
+            w.marker(),
+        )
+    }
 }

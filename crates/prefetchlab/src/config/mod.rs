@@ -398,7 +398,7 @@ impl Config {
     /// Checks the values serde cannot: ranges and geometry.
     pub fn check(&self) -> Result<()> {
         let a = &self.array;
-        if a.strip.0 == 0 || a.strip.0 % crate::units::PAGE_BYTES != 0 {
+        if a.strip.0 == 0 || !a.strip.0.is_multiple_of(crate::units::PAGE_BYTES) {
             return Err(Error::config(
                 "array.strip",
                 format!(

@@ -1,0 +1,240 @@
+//! A fixed-capacity store of cache slots with an intrusive LRU list: the
+//! common part of the page cache and the array cache. Each slot carries the
+//! bookkeeping every prefetching study needs — prefetched? used? marker? —
+//! so accuracy, wastage and thrashing are measured the same way in both.
+//!
+//! Slots are `u32` indices into flat arrays; nothing is allocated after
+//! construction.
+
+/// Slot flags.
+pub mod flag {
+    /// The data is present (the read completed).
+    pub const UPTODATE: u8 = 1;
+    /// Brought in by prefetching rather than by a demand request.
+    pub const PREFETCHED: u8 = 2;
+    /// Read by the application (or the layer above) at least once.
+    pub const USED: u8 = 4;
+    /// Carries the readahead marker (PG_readahead).
+    pub const MARKER: u8 = 8;
+}
+
+pub const NONE: u32 = u32::MAX;
+
+#[derive(Debug, Clone, Copy)]
+struct Slot {
+    key: u64,
+    /// The I/O that is filling this slot while it is not uptodate.
+    io: u32,
+    prev: u32,
+    next: u32,
+    flags: u8,
+}
+
+/// What leaving the cache cost: the evicted key and whether it was a wasted prefetch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Evicted {
+    pub key: u64,
+    pub unused_prefetch: bool,
+}
+
+/// Slots with an LRU order (head = most recent).
+pub struct LruSlots {
+    slots: Vec<Slot>,
+    free: Vec<u32>,
+    head: u32,
+    tail: u32,
+    capacity: u32,
+    in_use: u32,
+    peak_in_use: u32,
+}
+
+impl LruSlots {
+    pub fn new(capacity: u32) -> Self {
+        let capacity = capacity.max(1);
+        LruSlots {
+            slots: Vec::new(),
+            free: Vec::new(),
+            head: NONE,
+            tail: NONE,
+            capacity,
+            in_use: 0,
+            peak_in_use: 0,
+        }
+    }
+
+    pub fn capacity(&self) -> u32 {
+        self.capacity
+    }
+
+    pub fn in_use(&self) -> u32 {
+        self.in_use
+    }
+
+    pub fn peak_in_use(&self) -> u32 {
+        self.peak_in_use
+    }
+
+    pub fn is_full(&self) -> bool {
+        self.in_use >= self.capacity
+    }
+
+    #[inline]
+    pub fn key(&self, s: u32) -> u64 {
+        self.slots[s as usize].key
+    }
+
+    #[inline]
+    pub fn flags(&self, s: u32) -> u8 {
+        self.slots[s as usize].flags
+    }
+
+    #[inline]
+    pub fn has(&self, s: u32, f: u8) -> bool {
+        self.slots[s as usize].flags & f != 0
+    }
+
+    #[inline]
+    pub fn set(&mut self, s: u32, f: u8) {
+        self.slots[s as usize].flags |= f;
+    }
+
+    #[inline]
+    pub fn clear(&mut self, s: u32, f: u8) {
+        self.slots[s as usize].flags &= !f;
+    }
+
+    #[inline]
+    pub fn io(&self, s: u32) -> u32 {
+        self.slots[s as usize].io
+    }
+
+    #[inline]
+    pub fn set_io(&mut self, s: u32, io: u32) {
+        self.slots[s as usize].io = io;
+    }
+
+    /// Takes a slot for `key` and puts it at the head of the LRU list. The
+    /// caller makes room first (`victim` + `remove`); when every slot is in
+    /// flight it may go over capacity for a demand page, which `peak_in_use`
+    /// then shows.
+    pub fn insert(&mut self, key: u64, flags: u8, io: u32) -> u32 {
+        let s = match self.free.pop() {
+            Some(s) => s,
+            None => {
+                self.slots.push(Slot {
+                    key: 0,
+                    io: NONE,
+                    prev: NONE,
+                    next: NONE,
+                    flags: 0,
+                });
+                (self.slots.len() - 1) as u32
+            }
+        };
+        self.slots[s as usize] = Slot {
+            key,
+            io,
+            prev: NONE,
+            next: NONE,
+            flags,
+        };
+        self.link_head(s);
+        self.in_use += 1;
+        self.peak_in_use = self.peak_in_use.max(self.in_use);
+        s
+    }
+
+    /// Moves a slot to the head (most recently used).
+    #[inline]
+    pub fn touch(&mut self, s: u32) {
+        if self.head != s {
+            self.unlink(s);
+            self.link_head(s);
+        }
+    }
+
+    /// The least recently used slot that is uptodate (in-flight slots are
+    /// never evicted), if any.
+    pub fn victim(&self) -> Option<u32> {
+        let mut s = self.tail;
+        while s != NONE {
+            if self.has(s, flag::UPTODATE) {
+                return Some(s);
+            }
+            s = self.slots[s as usize].prev;
+        }
+        None
+    }
+
+    /// Frees a slot; reports whether it held an unused prefetch.
+    pub fn remove(&mut self, s: u32) -> Evicted {
+        self.unlink(s);
+        let slot = self.slots[s as usize];
+        self.free.push(s);
+        self.in_use -= 1;
+        Evicted {
+            key: slot.key,
+            unused_prefetch: slot.flags & flag::PREFETCHED != 0 && slot.flags & flag::USED == 0,
+        }
+    }
+
+    fn unlink(&mut self, s: u32) {
+        let Slot { prev, next, .. } = self.slots[s as usize];
+        if prev != NONE {
+            self.slots[prev as usize].next = next;
+        } else {
+            self.head = next;
+        }
+        if next != NONE {
+            self.slots[next as usize].prev = prev;
+        } else {
+            self.tail = prev;
+        }
+    }
+
+    fn link_head(&mut self, s: u32) {
+        self.slots[s as usize].prev = NONE;
+        self.slots[s as usize].next = self.head;
+        if self.head != NONE {
+            self.slots[self.head as usize].prev = s;
+        }
+        self.head = s;
+        if self.tail == NONE {
+            self.tail = s;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lru_order_and_uptodate_victims() {
+        let mut c = LruSlots::new(3);
+        let a = c.insert(1, flag::UPTODATE, NONE);
+        let b = c.insert(2, 0, 7); // in flight
+        let d = c.insert(3, flag::UPTODATE | flag::PREFETCHED, NONE);
+        assert!(c.is_full());
+        assert_eq!(c.victim(), Some(a));
+        c.touch(a);
+        assert_eq!(
+            c.victim(),
+            Some(d),
+            "b is in flight, d is the oldest uptodate"
+        );
+        assert_eq!(
+            c.remove(d),
+            Evicted {
+                key: 3,
+                unused_prefetch: true
+            }
+        );
+        assert_eq!(c.io(b), 7);
+        let e = c.insert(4, flag::UPTODATE, NONE);
+        assert_eq!(e, d, "slot reused");
+        assert_eq!(c.peak_in_use(), 3);
+        c.set(b, flag::UPTODATE);
+        assert_eq!(c.victim(), Some(b));
+    }
+}
