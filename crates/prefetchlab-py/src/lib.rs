@@ -25,9 +25,7 @@ fn guarded<T>(f: impl FnOnce() -> Result<T, Error>) -> PyResult<T> {
                 .cloned()
                 .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
                 .unwrap_or_else(|| "unknown panic".into());
-            Err(PrefetchlabError::new_err(format!(
-                "internal error (please report): {msg}"
-            )))
+            Err(PrefetchlabError::new_err(format!("internal error (please report): {msg}")))
         }
     }
 }
@@ -37,10 +35,7 @@ fn parse(text: &str, fmt: &str, sets: &[String]) -> Result<Config, Error> {
         "toml" => Config::from_toml(text, sets),
         "json" => Config::from_json(text, sets),
         "path" => Config::from_path(Path::new(text), sets),
-        other => Err(Error::config(
-            "",
-            format!("unknown configuration format `{other}`"),
-        )),
+        other => Err(Error::config("", format!("unknown configuration format `{other}`"))),
     }
 }
 
@@ -64,15 +59,9 @@ fn io_log_dict<'py>(py: Python<'py>, log: &IoLog) -> PyResult<Bound<'py, PyDict>
     d.set_item("pages", le_bytes(py, &log.pages, i64::to_le_bytes))?;
     d.set_item("marker", le_bytes(py, &log.marker, i64::to_le_bytes))?;
     d.set_item("issued", le_bytes(py, &log.issued, i64::to_le_bytes))?;
-    d.set_item(
-        "array_block",
-        le_bytes(py, &log.array_block, i64::to_le_bytes),
-    )?;
+    d.set_item("array_block", le_bytes(py, &log.array_block, i64::to_le_bytes))?;
     d.set_item("disk", le_bytes(py, &log.disk, i32::to_le_bytes))?;
-    d.set_item(
-        "lba_sector",
-        le_bytes(py, &log.lba_sector, i64::to_le_bytes),
-    )?;
+    d.set_item("lba_sector", le_bytes(py, &log.lba_sector, i64::to_le_bytes))?;
     d.set_item("sectors", le_bytes(py, &log.sectors, i64::to_le_bytes))?;
     Ok(d)
 }
@@ -87,14 +76,8 @@ fn resolve(text: &str, fmt: &str, sets: Vec<String>) -> PyResult<String> {
 /// Runs a configuration. Returns `{"report": json, "io_log": dict | None}`.
 #[pyfunction]
 #[pyo3(signature = (text, fmt, sets=vec![]))]
-fn simulate<'py>(
-    py: Python<'py>,
-    text: &str,
-    fmt: &str,
-    sets: Vec<String>,
-) -> PyResult<Bound<'py, PyDict>> {
-    let report =
-        py.detach(|| guarded(|| parse(text, fmt, &sets).and_then(|c| prefetchlab::simulate(&c))))?;
+fn simulate<'py>(py: Python<'py>, text: &str, fmt: &str, sets: Vec<String>) -> PyResult<Bound<'py, PyDict>> {
+    let report = py.detach(|| guarded(|| parse(text, fmt, &sets).and_then(|c| prefetchlab::simulate(&c))))?;
     let d = PyDict::new(py);
     d.set_item("report", report.to_json())?;
     match &report.io_log {
@@ -114,9 +97,7 @@ fn validate_disk<'py>(
     overrides: Vec<(String, f64)>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let v = py.detach(|| {
-        guarded(|| {
-            prefetchlab::device::validate::validate(Path::new(spec), Path::new(trace), &overrides)
-        })
+        guarded(|| prefetchlab::device::validate::validate(Path::new(spec), Path::new(trace), &overrides))
     })?;
     let d = PyDict::new(py);
     d.set_item("rms_ms", v.rms_ms)?;

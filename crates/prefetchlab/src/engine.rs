@@ -18,7 +18,7 @@
 //! * The application's request completes when its last page is uptodate;
 //!   its response time runs from issue to that moment.
 
-use crate::array::ArrayLayout;
+use crate::array::{ArrayCache, ArrayLayout};
 use crate::block::sched::{self, Pick};
 use crate::block::BlockLayer;
 use crate::cache::lru::NONE;
@@ -28,6 +28,7 @@ use crate::device::{hdd::Hdd, ssd::Ssd, AnyDevice, Device, DiskRequest};
 use crate::error::Result;
 use crate::fs::FileSystem;
 use crate::metrics::{self, DiskMetrics, IoEvent, IoLog, IoRow, Metrics, Report, StreamMetrics};
+use crate::policy::block::{self as block_policy, BlockAccess, BlockContext, BlockPrefetch};
 use crate::policy::readahead::{self, PageStatus, RaContext, Readahead, Window, WindowKind};
 use crate::sim::{EventQueue, Rng, TimeNs};
 use crate::units::{NS_PER_MS, NS_PER_S, PAGE_BYTES, SECTORS_PER_PAGE};
@@ -60,6 +61,8 @@ enum IoKind {
     Meta,
     /// An O_DIRECT read for a stream.
     Direct,
+    /// Fills array-cache blocks (for a demand miss, or a block-level prefetch).
+    ArrayFill,
 }
 
 /// A logical read of contiguous array blocks.
@@ -77,6 +80,15 @@ struct Io {
     next_dependent: u32,
     /// Head of the list of streams waiting for this I/O.
     waiters: u32,
+    /// Head of the list (link slab) of I/Os waiting for this array fill.
+    parents: u32,
+}
+
+/// An entry of a many-to-many list: I/O `io` waits for the fill whose list holds it.
+#[derive(Debug, Clone, Copy)]
+struct Link {
+    io: u32,
+    next: u32,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -138,6 +150,11 @@ struct Engine {
     ios: Vec<Io>,
     free_ios: Vec<u32>,
     meta: HashMap<u64, MetaState>,
+    array_cache: Option<ArrayCache>,
+    block_policy: Box<dyn BlockPrefetch>,
+    links: Vec<Link>,
+    free_links: Vec<u32>,
+    evictions: Vec<(u64, bool)>,
     /// Streams woken by completions, resumed after the event.
     woken: Vec<u32>,
     /// Reused buffers.
@@ -171,11 +188,7 @@ impl Engine {
                 DeviceKind::Ssd => AnyDevice::Ssd(Ssd::new(&cfg.ssd)),
             });
         }
-        let disk_blocks = devices
-            .iter()
-            .map(|d| d.capacity_sectors() / SECTORS_PER_PAGE)
-            .min()
-            .unwrap_or(0);
+        let disk_blocks = devices.iter().map(|d| d.capacity_sectors() / SECTORS_PER_PAGE).min().unwrap_or(0);
         let strip_blocks = cfg.array.strip.pages();
         let layout = ArrayLayout::new(cfg.array.layout, disks, strip_blocks, disk_blocks)?;
         let (gens, file_pages) = workload::build(cfg);
@@ -184,9 +197,7 @@ impl Engine {
         let memory_pages = cfg.host.memory.pages();
         let cache = PageCache::new(memory_pages, &file_pages);
         let streams_n = gens.len();
-        let scheds = (0..disks)
-            .map(|_| sched::build(cfg.disk.scheduler, streams_n))
-            .collect();
+        let scheds = (0..disks).map(|_| sched::build(cfg.disk.scheduler, streams_n)).collect();
         let block = BlockLayer::new(&cfg.block, scheds);
         let streams = gens
             .into_iter()
@@ -221,6 +232,12 @@ impl Engine {
             ios: Vec::with_capacity(1024),
             free_ios: Vec::new(),
             meta: HashMap::new(),
+            array_cache: (cfg.array_cache.size.pages() > 0)
+                .then(|| ArrayCache::new(cfg.array_cache.size.pages())),
+            block_policy: block_policy::build(cfg.array_cache.prefetch),
+            links: Vec::new(),
+            free_links: Vec::new(),
+            evictions: Vec::new(),
             woken: Vec::new(),
             extents: Vec::with_capacity(64),
             io_buf: Vec::with_capacity(64),
@@ -261,13 +278,7 @@ impl Engine {
                 self.advance(s, policies);
             }
         }
-        self.end_ns = self
-            .streams
-            .iter()
-            .map(|s| s.finish_ns)
-            .max()
-            .unwrap_or(0)
-            .max(self.events.now_ns());
+        self.end_ns = self.streams.iter().map(|s| s.finish_ns).max().unwrap_or(0).max(self.events.now_ns());
         if self.duration_ns > 0 {
             self.end_ns = self.end_ns.min(self.duration_ns);
         }
@@ -355,13 +366,7 @@ impl Engine {
                     self.cache.stats.misses += 1;
                 }
                 self.streams[s as usize].counted = true;
-                let mut ctx = RaCtx {
-                    e: self,
-                    stream: s,
-                    file,
-                    demand_start: idx,
-                    demand_end: end,
-                };
+                let mut ctx = RaCtx { e: self, stream: s, file, demand_start: idx, demand_end: end };
                 policies[s as usize].on_page(&mut ctx, idx, end - idx, status);
                 slot = self.cache.lookup(file, idx);
                 if slot == NONE {
@@ -442,15 +447,7 @@ impl Engine {
                 n += 1;
             }
             let dep = self.meta_dependency(file, p, s);
-            let io = self.new_io(
-                IoKind::PageFill {
-                    file,
-                    first_page: p,
-                },
-                s,
-                self.fs.bmap(file, p),
-                0,
-            );
+            let io = self.new_io(IoKind::PageFill { file, first_page: p }, s, self.fs.bmap(file, p), 0);
             let mut got = 0;
             for q in p..p + n {
                 let demand = q >= dstart && q < dend;
@@ -517,6 +514,7 @@ impl Engine {
             dependents: NONE,
             next_dependent: NONE,
             waiters: NONE,
+            parents: NONE,
         };
         match self.free_ios.pop() {
             Some(i) => {
@@ -544,23 +542,139 @@ impl Engine {
         }
     }
 
-    /// Sends `io` to the array: split per strip, each piece (cut at the
-    /// largest request size) into its disk's queue.
+    /// Sends `io` to the array: through the array cache when there is one,
+    /// else straight to the disks.
     fn submit(&mut self, io: u32) {
         let now = self.events.now_ns();
-        let Io {
-            array_block,
-            blocks,
-            stream,
-            ..
-        } = self.ios[io as usize];
-        self.block_requests += 1;
-        let mut row = IoRow::new(now, IoEvent::BlockRequest);
-        row.stream = stream as i32;
-        row.array_block = array_block as i64;
-        row.pages = blocks as i64;
-        row.issued = io as i64;
-        self.log(row);
+        let Io { array_block, blocks, stream, kind, .. } = self.ios[io as usize];
+        if kind != IoKind::ArrayFill {
+            self.block_requests += 1;
+            let mut row = IoRow::new(now, IoEvent::BlockRequest);
+            row.stream = stream as i32;
+            row.array_block = array_block as i64;
+            row.pages = blocks as i64;
+            row.issued = io as i64;
+            self.log(row);
+            if self.array_cache.is_some() {
+                self.submit_to_array_cache(io);
+                return;
+            }
+        }
+        self.send_to_disks(io);
+    }
+
+    /// The array cache's side of a logical read: hits are served, blocks in
+    /// flight are waited for, missing runs become fills; then the block
+    /// policy sees the access and may prefetch.
+    fn submit_to_array_cache(&mut self, io: u32) {
+        let Io { array_block: b0, blocks: n, stream, .. } = self.ios[io as usize];
+        let mut pending = 0;
+        let mut all_hit = true;
+        let mut last_fill = NONE;
+        let mut b = b0;
+        while b < b0 + n {
+            let ac = self.array_cache.as_mut().expect("array cache");
+            let slot = ac.lookup(b);
+            if slot != NONE {
+                if ac.uptodate(slot) {
+                    ac.stats.hits += 1;
+                } else {
+                    ac.stats.misses += 1;
+                    all_hit = false;
+                    let fill = ac.io(slot);
+                    if fill != last_fill {
+                        self.link(io, fill);
+                        pending += 1;
+                        last_fill = fill;
+                    }
+                }
+                self.array_cache.as_mut().expect("array cache").access(slot);
+                b += 1;
+                continue;
+            }
+            all_hit = false;
+            let mut m = 1;
+            while b + m < b0 + n && ac.lookup(b + m) == NONE {
+                m += 1;
+            }
+            let fill = self.fill_blocks(stream, b, m, false);
+            self.link(io, fill);
+            pending += 1;
+            last_fill = fill;
+            b += m;
+        }
+        self.ios[io as usize].pending = pending;
+        let mut policy = std::mem::replace(&mut self.block_policy, Box::new(block_policy::NoBlockPrefetch));
+        policy
+            .on_access(&mut BlockCtx { e: self, stream }, BlockAccess { block: b0, blocks: n, hit: all_hit });
+        for (block, unused) in self.evictions.drain(..) {
+            policy.on_evict(block, unused);
+        }
+        self.block_policy = policy;
+        if pending == 0 {
+            self.complete_io(io);
+        }
+    }
+
+    /// Allocates array-cache slots for `[b, b+n)` (all absent) and reads them.
+    /// Returns the fill I/O. A prefetch stops where no room can be made.
+    fn fill_blocks(&mut self, stream: u32, b: u64, n: u64, prefetch: bool) -> u32 {
+        let fill = self.new_io(IoKind::ArrayFill, stream, b, n);
+        let ac = self.array_cache.as_mut().expect("array cache");
+        let mut got = 0;
+        for x in b..b + n {
+            let (ev, room) = ac.make_room();
+            if let Some(ev) = ev {
+                self.evictions.push((ev.key, ev.unused_prefetch));
+            }
+            if !room && prefetch {
+                break;
+            }
+            let slot = ac.allocate(x, fill, prefetch);
+            if !prefetch {
+                ac.stats.misses += 1;
+                ac.access(slot);
+            }
+            got += 1;
+        }
+        if got == 0 {
+            self.free_io(fill);
+            return NONE;
+        }
+        self.ios[fill as usize].blocks = got;
+        if prefetch {
+            let mut row = IoRow::new(self.events.now_ns(), IoEvent::ArrayPrefetch);
+            row.stream = stream as i32;
+            row.array_block = b as i64;
+            row.pages = got as i64;
+            row.issued = fill as i64;
+            self.log(row);
+        }
+        self.send_to_disks(fill);
+        fill
+    }
+
+    /// Records that `io` waits for the array fill `fill`.
+    fn link(&mut self, io: u32, fill: u32) {
+        let l = Link { io, next: self.ios[fill as usize].parents };
+        let i = match self.free_links.pop() {
+            Some(i) => {
+                self.links[i as usize] = l;
+                i
+            }
+            None => {
+                self.links.push(l);
+                (self.links.len() - 1) as u32
+            }
+        };
+        self.ios[fill as usize].parents = i;
+    }
+
+    /// Splits `io` per strip and puts each piece (cut at the largest request
+    /// size) into its disk's queue.
+    fn send_to_disks(&mut self, io: u32) {
+        let now = self.events.now_ns();
+        let Io { array_block, blocks, stream, .. } = self.ios[io as usize];
         let mut extents = std::mem::take(&mut self.extents);
         extents.clear();
         {
@@ -578,8 +692,7 @@ impl Engine {
                     }
                 }
             };
-            self.layout
-                .map_read(array_block, blocks, &mut pick_second, &mut extents);
+            self.layout.map_read(array_block, blocks, &mut pick_second, &mut extents);
         }
         if extents.len() > 1 {
             self.request_splits += extents.len() as u64 - 1;
@@ -594,8 +707,7 @@ impl Engine {
             while lba < end {
                 let n = (end - lba).min(max_sectors);
                 let pos = self.devices[e.disk as usize].position_of(lba);
-                self.block
-                    .add(e.disk, lba, n, pos, false, stream, io, ab as i64, now);
+                self.block.add(e.disk, lba, n, pos, false, stream, io, ab as i64, now);
                 pending += 1;
                 lba += n;
                 ab += n / SECTORS_PER_PAGE;
@@ -641,11 +753,7 @@ impl Engine {
                     };
                     let end_pos = dev.position_of(end.saturating_sub(1));
                     let id = self.block.dispatch(disk, i, end_pos, now);
-                    let req = DiskRequest {
-                        lba_sector: lba,
-                        sectors: (end - lba) as u32,
-                        write: false,
-                    };
+                    let req = DiskRequest { lba_sector: lba, sectors: (end - lba) as u32, write: false };
                     let dev = &mut self.devices[disk as usize];
                     let svc = dev.service(&req, now);
                     let acc = &mut self.disk_acc[disk as usize];
@@ -718,6 +826,26 @@ impl Engine {
                 IoKind::Meta => {
                     self.meta.insert(x.array_block, MetaState::Cached);
                 }
+                IoKind::ArrayFill => {
+                    let ac = self.array_cache.as_mut().expect("array cache");
+                    for b in x.array_block..x.array_block + x.blocks {
+                        let slot = ac.lookup(b);
+                        if slot != NONE && ac.io(slot) == io {
+                            ac.complete(slot);
+                        }
+                    }
+                    let mut l = x.parents;
+                    while l != NONE {
+                        let Link { io: parent, next } = self.links[l as usize];
+                        self.free_links.push(l);
+                        let p = &mut self.ios[parent as usize];
+                        p.pending -= 1;
+                        if p.pending == 0 {
+                            stack.push(parent);
+                        }
+                        l = next;
+                    }
+                }
                 IoKind::Direct => {
                     let st = &mut self.streams[x.stream as usize];
                     st.direct_pending -= 1;
@@ -753,12 +881,9 @@ impl Engine {
         let mut lat = std::mem::take(&mut self.latencies_ns);
         lat.sort_unstable();
         let ms = |ns: u64| ns as f64 / NS_PER_MS as f64;
-        let mean_lat = if lat.is_empty() {
-            0.0
-        } else {
-            lat.iter().sum::<u64>() as f64 / lat.len() as f64
-        };
+        let mean_lat = if lat.is_empty() { 0.0 } else { lat.iter().sum::<u64>() as f64 / lat.len() as f64 };
         let cs = self.cache.stats;
+        let acs = self.array_cache.as_ref().map(|a| a.stats);
         let disks: Vec<DiskMetrics> = self
             .block
             .queues
@@ -799,22 +924,14 @@ impl Engine {
             request_splits: self.request_splits,
             disk_sectors,
             mean_disk_request_kib: ratio(disk_sectors as f64 * 0.5, disk_requests as f64),
-            disk_utilization: ratio(
-                disks.iter().map(|d| d.utilization).sum(),
-                disks.len() as f64,
-            ),
+            disk_utilization: ratio(disks.iter().map(|d| d.utilization).sum(), disks.len() as f64),
             mean_seek_distance_cyl: ratio(seek_total as f64, disk_requests as f64),
             drive_cache_hits: self.disk_acc.iter().map(|a| a.cache_hits).sum(),
-            array_cache_hit_ratio: 0.0,
-            array_prefetched_blocks: 0,
-            array_wasted_blocks: 0,
+            array_cache_hit_ratio: acs.map_or(0.0, |a| ratio(a.hits as f64, (a.hits + a.misses) as f64)),
+            array_prefetched_blocks: acs.map_or(0, |a| a.prefetched),
+            array_wasted_blocks: acs.map_or(0, |a| a.wasted),
             peak_cache_pages: self.cache.peak_pages(),
-            congestion_events: self
-                .block
-                .queues
-                .iter()
-                .map(|q| q.stats.congestion_events)
-                .sum(),
+            congestion_events: self.block.queues.iter().map(|q| q.stats.congestion_events).sum(),
             sim_time_s: sim_s,
             wall_time_s: wall_s,
             requests_per_wall_s: ratio(requests as f64, wall_s),
@@ -830,21 +947,12 @@ impl Engine {
                     requests: s.requests,
                     bytes_read: s.bytes,
                     bandwidth_mb_s: s.bytes as f64 / 1e6 / t,
-                    latency_mean_ms: ratio(
-                        s.latency_sum_ns as f64 / NS_PER_MS as f64,
-                        s.requests as f64,
-                    ),
+                    latency_mean_ms: ratio(s.latency_sum_ns as f64 / NS_PER_MS as f64, s.requests as f64),
                     finish_time_s: s.finish_ns as f64 / NS_PER_S as f64,
                 }
             })
             .collect();
-        Report {
-            config_json: self.cfg_json,
-            metrics,
-            streams,
-            disks,
-            io_log: self.io_log.take(),
-        }
+        Report { config_json: self.cfg_json, metrics, streams, disks, io_log: self.io_log.take() }
     }
 }
 
@@ -902,5 +1010,38 @@ impl RaContext for RaCtx<'_> {
             ev,
             w.marker(),
         )
+    }
+}
+
+/// The block policy's view of the array cache.
+struct BlockCtx<'a> {
+    e: &'a mut Engine,
+    stream: u32,
+}
+
+impl BlockContext for BlockCtx<'_> {
+    fn is_cached(&self, block: u64) -> bool {
+        self.e.array_cache.as_ref().is_some_and(|a| a.lookup(block) != NONE)
+    }
+    fn capacity_blocks(&self) -> u64 {
+        self.e.layout.capacity_blocks()
+    }
+    fn prefetch(&mut self, block: u64, blocks: u64) {
+        let end = (block + blocks).min(self.capacity_blocks());
+        let mut b = block;
+        while b < end {
+            if self.is_cached(b) {
+                b += 1;
+                continue;
+            }
+            let mut m = 1;
+            while b + m < end && !self.is_cached(b + m) {
+                m += 1;
+            }
+            if self.e.fill_blocks(self.stream, b, m, true) == NONE {
+                return;
+            }
+            b += m;
+        }
     }
 }

@@ -10,28 +10,17 @@ pub enum Error {
     /// A configuration key or value is wrong (`key` is the dotted path).
     Config { key: String, msg: String },
     /// An input file could not be read or parsed (`line` is 1-based, 0 = whole file).
-    Input {
-        path: String,
-        line: usize,
-        msg: String,
-    },
+    Input { path: String, line: usize, msg: String },
     /// A request does not fit the simulated hardware (geometry, sizes).
     Geometry(String),
 }
 
 impl Error {
     pub fn config(key: impl Into<String>, msg: impl Into<String>) -> Self {
-        Error::Config {
-            key: key.into(),
-            msg: msg.into(),
-        }
+        Error::Config { key: key.into(), msg: msg.into() }
     }
     pub fn input(path: impl Into<String>, line: usize, msg: impl Into<String>) -> Self {
-        Error::Input {
-            path: path.into(),
-            line,
-            msg: msg.into(),
-        }
+        Error::Input { path: path.into(), line, msg: msg.into() }
     }
     pub fn geometry(msg: impl Into<String>) -> Self {
         Error::Geometry(msg.into())

@@ -19,9 +19,7 @@ pub const NS_PER_S: u64 = 1_000_000_000;
 /// (bytes). Returns bytes, or a message saying what was expected.
 pub fn parse_size(text: &str) -> Result<u64, String> {
     let t = text.trim();
-    let split = t
-        .find(|c: char| !c.is_ascii_digit() && c != '.')
-        .unwrap_or(t.len());
+    let split = t.find(|c: char| !c.is_ascii_digit() && c != '.').unwrap_or(t.len());
     let (num, unit) = t.split_at(split);
     let unit = unit.trim();
     let mult: u64 = match unit.to_ascii_lowercase().as_str() {
@@ -39,17 +37,14 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
         }
     };
     if num.is_empty() {
-        return Err(format!(
-            "bad size `{text}`: expected a number such as \"128KiB\""
-        ));
+        return Err(format!("bad size `{text}`: expected a number such as \"128KiB\""));
     }
     let bytes = if num.contains('.') {
         let v: f64 = num.parse().map_err(|_| format!("bad size `{text}`"))?;
         (v * mult as f64).round() as u64
     } else {
         let v: u64 = num.parse().map_err(|_| format!("bad size `{text}`"))?;
-        v.checked_mul(mult)
-            .ok_or_else(|| format!("size `{text}` is too large"))?
+        v.checked_mul(mult).ok_or_else(|| format!("size `{text}` is too large"))?
     };
     Ok(bytes)
 }
@@ -57,9 +52,7 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
 /// Parses a duration such as `"10ms"`, `"2.5s"`, `"500us"`, `"0"` into nanoseconds.
 pub fn parse_duration(text: &str) -> Result<u64, String> {
     let t = text.trim();
-    let split = t
-        .find(|c: char| !c.is_ascii_digit() && c != '.')
-        .unwrap_or(t.len());
+    let split = t.find(|c: char| !c.is_ascii_digit() && c != '.').unwrap_or(t.len());
     let (num, unit) = t.split_at(split);
     let mult: f64 = match unit.trim() {
         "ns" => 1.0,
@@ -67,15 +60,9 @@ pub fn parse_duration(text: &str) -> Result<u64, String> {
         "ms" => 1e6,
         "s" | "" => 1e9,
         "min" => 60e9,
-        _ => {
-            return Err(format!(
-                "bad duration `{text}`: expected a number with ns, us, ms, s or min"
-            ))
-        }
+        _ => return Err(format!("bad duration `{text}`: expected a number with ns, us, ms, s or min")),
     };
-    let v: f64 = num
-        .parse()
-        .map_err(|_| format!("bad duration `{text}`: expected e.g. \"10ms\""))?;
+    let v: f64 = num.parse().map_err(|_| format!("bad duration `{text}`: expected e.g. \"10ms\""))?;
     if !(v >= 0.0) {
         return Err(format!("bad duration `{text}`: must be >= 0"));
     }

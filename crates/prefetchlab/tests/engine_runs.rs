@@ -17,7 +17,7 @@ fn cfg(extra: &str) -> Config {
 fn a_run_reads_every_byte_and_drains() {
     let r = simulate(&cfg("")).unwrap();
     let m = &r.metrics;
-    assert_eq!(m.bytes_read, 4 * 8 << 20);
+    assert_eq!(m.bytes_read, (4 * 8) << 20);
     assert_eq!(m.app_requests, 4 * 128);
     assert!(m.bandwidth_mb_s > 0.0 && m.sim_time_s > 0.0);
     assert!(m.disk_requests > 0);
@@ -40,8 +40,31 @@ fn same_seed_same_result() {
 #[test]
 fn direct_io_and_random_reads_complete() {
     let r = simulate(&cfg("direct=true")).unwrap();
-    assert_eq!(r.metrics.bytes_read, 4 * 8 << 20);
+    assert_eq!(r.metrics.bytes_read, (4 * 8) << 20);
     assert_eq!(r.metrics.prefetched_pages, 0);
     let r = simulate(&cfg("kind='random'\nrequests=50")).unwrap();
     assert_eq!(r.metrics.app_requests, 200);
+}
+
+#[test]
+fn array_cache_with_obl_prefetches_and_serves_hits() {
+    let base = "[readahead]\npolicy='none'\n[array_cache]\nsize='64MiB'\n";
+    let none = simulate(&cfg(&format!("{base}prefetch='none'"))).unwrap().metrics;
+    let obl = simulate(&cfg(&format!("{base}prefetch='obl'"))).unwrap().metrics;
+    assert_eq!(none.bytes_read, obl.bytes_read);
+    assert_eq!(none.array_prefetched_blocks, 0);
+    assert!(obl.array_prefetched_blocks > 0);
+    assert!(obl.array_cache_hit_ratio > none.array_cache_hit_ratio, "{obl:?}");
+}
+
+#[test]
+fn io_log_records_windows_and_disk_requests() {
+    let r = simulate(&cfg("[output]\nio_log=true")).unwrap();
+    let log = r.io_log.expect("io_log requested");
+    use prefetchlab::metrics::IoEvent;
+    let dispatched = log.rows_of(IoEvent::DiskDispatch).count() as u64;
+    assert_eq!(dispatched, r.metrics.disk_requests);
+    assert_eq!(log.rows_of(IoEvent::DiskComplete).count() as u64, dispatched);
+    assert!(log.time_ns.windows(2).all(|w| w[0] <= w[1]), "rows in time order");
+    assert!(simulate(&cfg("")).unwrap().io_log.is_none());
 }

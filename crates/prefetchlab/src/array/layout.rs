@@ -28,17 +28,9 @@ impl ArrayLayout {
     /// `disk_blocks` is the capacity of each member in 4 KiB blocks.
     pub fn new(layout: Layout, disks: u32, strip_blocks: u64, disk_blocks: u64) -> Result<Self> {
         if strip_blocks == 0 {
-            return Err(Error::config(
-                "array.strip",
-                "must be at least one 4KiB block",
-            ));
+            return Err(Error::config("array.strip", "must be at least one 4KiB block"));
         }
-        Ok(ArrayLayout {
-            layout,
-            disks,
-            strip_blocks,
-            disk_blocks,
-        })
+        Ok(ArrayLayout { layout, disks, strip_blocks, disk_blocks })
     }
     pub fn layout(&self) -> Layout {
         self.layout
@@ -77,12 +69,7 @@ impl ArrayLayout {
             let disk_block = strip / self.disks as u64 * self.strip_blocks + off;
             match out.last_mut() {
                 Some(l) if l.disk == disk && l.disk_block + l.blocks == disk_block => l.blocks += n,
-                _ => out.push(Extent {
-                    disk,
-                    disk_block,
-                    blocks: n,
-                    array_block: b,
-                }),
+                _ => out.push(Extent { disk, disk_block, blocks: n, array_block: b }),
             }
             b += n;
         }

@@ -3,7 +3,10 @@
 //! layer where block-level prefetching lives.
 //!
 //! * [`layout`] — single disk, RAID-0, RAID-5 (left-symmetric), RAID-6, RAID-10 n2.
+//! * [`cache`] — the array cache (block granular, LRU, its own budget).
 
+pub mod cache;
 pub mod layout;
 
+pub use cache::ArrayCache;
 pub use layout::{ArrayLayout, Extent};

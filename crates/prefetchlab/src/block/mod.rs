@@ -226,23 +226,8 @@ impl BlockLayer {
             q.sched.on_add(&merged, now_ns);
             return (id, false);
         }
-        let queued = Queued {
-            id: 0,
-            lba_sector,
-            end_sector: end,
-            pos,
-            stream,
-            write,
-            arrival_ns: now_ns,
-        };
-        let req = DiskReq {
-            q: queued,
-            disk,
-            first_part: part,
-            last_part: part,
-            dispatch_ns: 0,
-            array_block,
-        };
+        let queued = Queued { id: 0, lba_sector, end_sector: end, pos, stream, write, arrival_ns: now_ns };
+        let req = DiskReq { q: queued, disk, first_part: part, last_part: part, dispatch_ns: 0, array_block };
         let id = match self.free_reqs.pop() {
             Some(i) => {
                 self.reqs[i as usize] = req;
@@ -279,10 +264,7 @@ impl BlockLayer {
         let q = &mut self.queues[disk as usize];
         let queued = q.pending.remove(i);
         q.in_service += 1;
-        q.head = Head {
-            lba_sector: queued.end_sector,
-            pos: head_pos_end,
-        };
+        q.head = Head { lba_sector: queued.end_sector, pos: head_pos_end };
         q.stats.dispatched += 1;
         q.stats.sectors += queued.end_sector - queued.lba_sector;
         q.stats.queue_wait_ns += now_ns - queued.arrival_ns;
@@ -317,9 +299,7 @@ mod tests {
     use crate::config::{BlockConfig, SchedulerKind};
 
     fn layer(disks: usize) -> BlockLayer {
-        let scheds = (0..disks)
-            .map(|_| sched::build(SchedulerKind::Fcfs, 1))
-            .collect();
+        let scheds = (0..disks).map(|_| sched::build(SchedulerKind::Fcfs, 1)).collect();
         BlockLayer::new(&BlockConfig::default(), scheds)
     }
 
@@ -335,9 +315,7 @@ mod tests {
         let (g, new_g) = b.add(0, 16, 1010, 0, false, 0, 13, 2, 0);
         assert!(new_g && g != f, "would exceed 512 KiB");
         assert_eq!(b.queues[0].stats.merges, 1);
-        let Pick::Dispatch(i) = b.pick(0, 0) else {
-            panic!()
-        };
+        let Pick::Dispatch(i) = b.pick(0, 0) else { panic!() };
         let id = b.dispatch(0, i, 0, 5);
         assert_eq!(id, a);
         let mut ios = vec![];

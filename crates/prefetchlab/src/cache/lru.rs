@@ -121,23 +121,11 @@ impl LruSlots {
         let s = match self.free.pop() {
             Some(s) => s,
             None => {
-                self.slots.push(Slot {
-                    key: 0,
-                    io: NONE,
-                    prev: NONE,
-                    next: NONE,
-                    flags: 0,
-                });
+                self.slots.push(Slot { key: 0, io: NONE, prev: NONE, next: NONE, flags: 0 });
                 (self.slots.len() - 1) as u32
             }
         };
-        self.slots[s as usize] = Slot {
-            key,
-            io,
-            prev: NONE,
-            next: NONE,
-            flags,
-        };
+        self.slots[s as usize] = Slot { key, io, prev: NONE, next: NONE, flags };
         self.link_head(s);
         self.in_use += 1;
         self.peak_in_use = self.peak_in_use.max(self.in_use);
@@ -218,18 +206,8 @@ mod tests {
         assert!(c.is_full());
         assert_eq!(c.victim(), Some(a));
         c.touch(a);
-        assert_eq!(
-            c.victim(),
-            Some(d),
-            "b is in flight, d is the oldest uptodate"
-        );
-        assert_eq!(
-            c.remove(d),
-            Evicted {
-                key: 3,
-                unused_prefetch: true
-            }
-        );
+        assert_eq!(c.victim(), Some(d), "b is in flight, d is the oldest uptodate");
+        assert_eq!(c.remove(d), Evicted { key: 3, unused_prefetch: true });
         assert_eq!(c.io(b), 7);
         let e = c.insert(4, flag::UPTODATE, NONE);
         assert_eq!(e, d, "slot reused");

@@ -111,14 +111,7 @@ impl PageCache {
 
     /// Allocates an in-flight page filled by I/O `io` (room must have been made,
     /// or the caller accepts going over budget for a demand page).
-    pub fn allocate(
-        &mut self,
-        file: u32,
-        page: u64,
-        io: u32,
-        prefetched: bool,
-        marker: bool,
-    ) -> u32 {
+    pub fn allocate(&mut self, file: u32, page: u64, io: u32, prefetched: bool, marker: bool) -> u32 {
         let mut flags = 0;
         if prefetched {
             flags |= flag::PREFETCHED;

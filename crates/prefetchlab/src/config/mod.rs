@@ -52,11 +52,7 @@ pub struct ArrayConfig {
 
 impl Default for ArrayConfig {
     fn default() -> Self {
-        ArrayConfig {
-            layout: Layout::Single,
-            disks: 1,
-            strip: Size(128 << 10),
-        }
+        ArrayConfig { layout: Layout::Single, disks: 1, strip: Size(128 << 10) }
     }
 }
 
@@ -139,9 +135,7 @@ pub struct HostConfig {
 
 impl Default for HostConfig {
     fn default() -> Self {
-        HostConfig {
-            memory: Size(1 << 30),
-        }
+        HostConfig { memory: Size(1 << 30) }
     }
 }
 
@@ -157,11 +151,7 @@ pub struct BlockConfig {
 
 impl Default for BlockConfig {
     fn default() -> Self {
-        BlockConfig {
-            nr_requests: 128,
-            congestion: true,
-            max_request: Size(512 << 10),
-        }
+        BlockConfig { nr_requests: 128, congestion: true, max_request: Size(512 << 10) }
     }
 }
 
@@ -198,11 +188,7 @@ pub struct ReadaheadConfig {
 
 impl Default for ReadaheadConfig {
     fn default() -> Self {
-        ReadaheadConfig {
-            policy: ReadaheadPolicy::Linux,
-            variant: LinuxVariant::V3_10,
-            max: Size(128 << 10),
-        }
+        ReadaheadConfig { policy: ReadaheadPolicy::Linux, variant: LinuxVariant::V3_10, max: Size(128 << 10) }
     }
 }
 
@@ -224,10 +210,7 @@ pub struct SeqpConfig {
 
 impl Default for SeqpConfig {
     fn default() -> Self {
-        SeqpConfig {
-            init: 1,
-            growth: Growth::Double,
-        }
+        SeqpConfig { init: 1, growth: Growth::Double }
     }
 }
 
@@ -249,10 +232,7 @@ pub struct ArrayCacheConfig {
 
 impl Default for ArrayCacheConfig {
     fn default() -> Self {
-        ArrayCacheConfig {
-            size: Size(0),
-            prefetch: BlockPrefetchPolicy::None,
-        }
+        ArrayCacheConfig { size: Size(0), prefetch: BlockPrefetchPolicy::None }
     }
 }
 
@@ -354,8 +334,7 @@ pub struct OutputConfig {
 impl Config {
     /// Parses TOML text, applies `key=value` overrides, checks everything.
     pub fn from_toml(text: &str, sets: &[String]) -> Result<Config> {
-        let tree: toml::Value =
-            toml::from_str(text).map_err(|e| Error::config("", toml_error(&e)))?;
+        let tree: toml::Value = toml::from_str(text).map_err(|e| Error::config("", toml_error(&e)))?;
         Self::from_tree(tree, sets)
     }
 
@@ -369,11 +348,10 @@ impl Config {
 
     /// Reads a TOML file.
     pub fn from_path(path: &std::path::Path, sets: &[String]) -> Result<Config> {
-        let text = std::fs::read_to_string(path).map_err(|e| {
-            Error::input(path.display().to_string(), 0, format!("cannot read: {e}"))
-        })?;
-        let tree: toml::Value = toml::from_str(&text)
-            .map_err(|e| Error::input(path.display().to_string(), 0, toml_error(&e)))?;
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| Error::input(path.display().to_string(), 0, format!("cannot read: {e}")))?;
+        let tree: toml::Value =
+            toml::from_str(&text).map_err(|e| Error::input(path.display().to_string(), 0, toml_error(&e)))?;
         Self::from_tree(tree, sets)
     }
 
@@ -401,10 +379,7 @@ impl Config {
         if a.strip.0 == 0 || !a.strip.0.is_multiple_of(crate::units::PAGE_BYTES) {
             return Err(Error::config(
                 "array.strip",
-                format!(
-                    "must be a positive multiple of 4KiB, got {} bytes",
-                    a.strip.0
-                ),
+                format!("must be a positive multiple of 4KiB, got {} bytes", a.strip.0),
             ));
         }
         let (min, max) = match a.layout {
@@ -422,10 +397,7 @@ impl Config {
             ));
         }
         if self.host.memory.0 < crate::units::PAGE_BYTES {
-            return Err(Error::config(
-                "host.memory",
-                "must hold at least one 4KiB page",
-            ));
+            return Err(Error::config("host.memory", "must hold at least one 4KiB page"));
         }
         if self.block.nr_requests < 4 {
             return Err(Error::config("block.nr_requests", "must be at least 4"));
@@ -433,13 +405,8 @@ impl Config {
         if self.block.max_request.0 < crate::units::PAGE_BYTES {
             return Err(Error::config("block.max_request", "must be at least 4KiB"));
         }
-        if self.readahead.max.0 < crate::units::PAGE_BYTES
-            && self.readahead.policy != ReadaheadPolicy::None
-        {
-            return Err(Error::config(
-                "readahead.max",
-                "must be at least 4KiB (one page)",
-            ));
+        if self.readahead.max.0 < crate::units::PAGE_BYTES && self.readahead.policy != ReadaheadPolicy::None {
+            return Err(Error::config("readahead.max", "must be at least 4KiB (one page)"));
         }
         if self.seqp.init == 0 {
             return Err(Error::config("seqp.init", "must be at least 1 page"));
@@ -452,10 +419,7 @@ impl Config {
             return Err(Error::config("workload.record", "must be positive"));
         }
         if w.file_size.0 < w.record.0 {
-            return Err(Error::config(
-                "workload.file_size",
-                "must hold at least one record",
-            ));
+            return Err(Error::config("workload.file_size", "must hold at least one record"));
         }
         if !(0.0..=1.0).contains(&self.fs.layout_score) {
             return Err(Error::config("fs.layout_score", "must be within 0..=1"));
@@ -480,9 +444,8 @@ fn toml_error(e: &toml::de::Error) -> String {
 /// Applies one `key.path=value` override. The value is read as a TOML value
 /// when it parses as one, otherwise as a plain string.
 pub fn apply_set(tree: &mut toml::Value, set: &str) -> Result<()> {
-    let (key, raw) = set
-        .split_once('=')
-        .ok_or_else(|| Error::config(set, "an override must look like key.path=value"))?;
+    let (key, raw) =
+        set.split_once('=').ok_or_else(|| Error::config(set, "an override must look like key.path=value"))?;
     let key = key.trim();
     let raw = raw.trim();
     let value: toml::Value = toml::from_str::<toml::Table>(&format!("v = {raw}"))
@@ -495,16 +458,13 @@ pub fn apply_set(tree: &mut toml::Value, set: &str) -> Result<()> {
     }
     let mut node = tree;
     for (i, part) in parts.iter().enumerate() {
-        let table = node
-            .as_table_mut()
-            .ok_or_else(|| Error::config(parts[..i].join("."), "is not a table"))?;
+        let table =
+            node.as_table_mut().ok_or_else(|| Error::config(parts[..i].join("."), "is not a table"))?;
         if i + 1 == parts.len() {
             table.insert(part.to_string(), value);
             return Ok(());
         }
-        node = table
-            .entry(part.to_string())
-            .or_insert_with(|| toml::Value::Table(Default::default()));
+        node = table.entry(part.to_string()).or_insert_with(|| toml::Value::Table(Default::default()));
     }
     Ok(())
 }
@@ -535,33 +495,21 @@ mod tests {
 
     #[test]
     fn unknown_key_is_named() {
-        let e = Config::from_toml("[array]\nstrips='64KiB'", &[])
-            .unwrap_err()
-            .to_string();
+        let e = Config::from_toml("[array]\nstrips='64KiB'", &[]).unwrap_err().to_string();
         assert!(e.contains("array") && e.contains("strips"), "{e}");
-        let e = Config::from_toml("[arrays]\nx=1", &[])
-            .unwrap_err()
-            .to_string();
+        let e = Config::from_toml("[arrays]\nx=1", &[]).unwrap_err().to_string();
         assert!(e.contains("arrays"), "{e}");
     }
 
     #[test]
     fn bad_values_are_named() {
-        let e = Config::from_toml("[array]\nstrip='0KiB'", &[])
-            .unwrap_err()
-            .to_string();
+        let e = Config::from_toml("[array]\nstrip='0KiB'", &[]).unwrap_err().to_string();
         assert!(e.contains("array.strip"), "{e}");
-        let e = Config::from_toml("[array]\nlayout='raid5'\ndisks=2", &[])
-            .unwrap_err()
-            .to_string();
+        let e = Config::from_toml("[array]\nlayout='raid5'\ndisks=2", &[]).unwrap_err().to_string();
         assert!(e.contains("array.disks") && e.contains("3..="), "{e}");
-        let e = Config::from_toml("[array]\nlayout='raid7'", &[])
-            .unwrap_err()
-            .to_string();
+        let e = Config::from_toml("[array]\nlayout='raid7'", &[]).unwrap_err().to_string();
         assert!(e.contains("array.layout") && e.contains("raid7"), "{e}");
-        let e = Config::from_toml("[workload]\nrecord='12 furlongs'", &[])
-            .unwrap_err()
-            .to_string();
+        let e = Config::from_toml("[workload]\nrecord='12 furlongs'", &[]).unwrap_err().to_string();
         assert!(e.contains("workload.record"), "{e}");
     }
 
@@ -576,9 +524,7 @@ mod tests {
         assert_eq!(c.array.disks, 4);
         assert_eq!(c.array.layout, Layout::Raid5);
         assert_eq!(c.readahead.max.0, 512 << 10);
-        let e = Config::from_toml("", &["nokey".to_string()])
-            .unwrap_err()
-            .to_string();
+        let e = Config::from_toml("", &["nokey".to_string()]).unwrap_err().to_string();
         assert!(e.contains("nokey"), "{e}");
     }
 

@@ -65,9 +65,7 @@ impl Visitor<'_> for UnitVisitor {
         if v >= 0.0 && v.fract() == 0.0 {
             Ok(v as u64)
         } else {
-            Err(E::custom(format!(
-                "expected a whole non-negative number, got {v}"
-            )))
+            Err(E::custom(format!("expected a whole non-negative number, got {v}")))
         }
     }
 }

@@ -20,11 +20,7 @@ impl NetLink {
     }
 
     pub fn new(latency_ns: u64, bytes_per_s: u64) -> NetLink {
-        NetLink {
-            latency_ns,
-            bytes_per_s: bytes_per_s.max(1),
-            free_ns: [0, 0],
-        }
+        NetLink { latency_ns, bytes_per_s: bytes_per_s.max(1), free_ns: [0, 0] }
     }
 }
 
@@ -35,11 +31,7 @@ impl Device for NetLink {
         let dir = req.write as usize;
         let begin = start_ns.max(self.free_ns[dir]);
         self.free_ns[dir] = begin + wire_ns;
-        Service {
-            done_ns: begin + wire_ns + self.latency_ns,
-            seek_distance_cyl: 0,
-            cache_hit: false,
-        }
+        Service { done_ns: begin + wire_ns + self.latency_ns, seek_distance_cyl: 0, cache_hit: false }
     }
     fn capacity_sectors(&self) -> u64 {
         u64::MAX / SECTOR_BYTES
@@ -59,19 +51,11 @@ mod tests {
     #[test]
     fn one_mib_takes_about_nine_ms_and_directions_are_independent() {
         let mut l = NetLink::gigabit();
-        let mib = DiskRequest {
-            lba_sector: 0,
-            sectors: 2048,
-            write: false,
-        };
+        let mib = DiskRequest { lba_sector: 0, sectors: 2048, write: false };
         let a = l.service(&mib, 0);
         assert!((8_900_000..9_100_000).contains(&a.done_ns), "{}", a.done_ns);
         let b = l.service(&mib, 0);
-        assert_eq!(
-            b.done_ns - a.done_ns,
-            a.done_ns - 75_000,
-            "same direction queues FIFO"
-        );
+        assert_eq!(b.done_ns - a.done_ns, a.done_ns - 75_000, "same direction queues FIFO");
         let w = l.service(&DiskRequest { write: true, ..mib }, 0);
         assert_eq!(w.done_ns, a.done_ns, "the other direction is free");
     }

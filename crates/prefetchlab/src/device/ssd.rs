@@ -48,11 +48,7 @@ impl Device for Ssd {
             .expect("at least one channel");
         let done_ns = start_ns.max(free) + lat + xfer;
         self.channel_free_ns[ch] = done_ns;
-        Service {
-            done_ns,
-            seek_distance_cyl: 0,
-            cache_hit: false,
-        }
+        Service { done_ns, seek_distance_cyl: 0, cache_hit: false }
     }
     fn capacity_sectors(&self) -> u64 {
         self.capacity_sectors
@@ -78,11 +74,7 @@ mod tests {
             ..Default::default()
         };
         let mut s = Ssd::new(&cfg);
-        let r = DiskRequest {
-            lba_sector: 0,
-            sectors: 256,
-            write: false,
-        }; // 128 KiB
+        let r = DiskRequest { lba_sector: 0, sectors: 256, write: false }; // 128 KiB
         let a = s.service(&r, 0);
         assert_eq!(a.done_ns, 100_000 + 131072 * 1_000_000_000 / 250_000_000);
         let b = s.service(&r, 0);

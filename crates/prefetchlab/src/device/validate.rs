@@ -17,9 +17,5 @@ pub struct Validation {
 /// DiskSim parameters overridden by name.
 pub fn validate(spec: &Path, trace: &Path, overrides: &[(String, f64)]) -> Result<Validation> {
     let _ = (trace, overrides);
-    Err(Error::input(
-        spec.display().to_string(),
-        0,
-        "drive validation is not written yet",
-    ))
+    Err(Error::input(spec.display().to_string(), 0, "drive validation is not written yet"))
 }

@@ -28,12 +28,7 @@ pub struct FileSystem {
 
 impl FileSystem {
     /// Lays out files of the given sizes (pages) on an array of `capacity_blocks`.
-    pub fn build(
-        cfg: &FsConfig,
-        file_pages: &[u64],
-        capacity_blocks: u64,
-        _rng: &mut Rng,
-    ) -> Result<Self> {
+    pub fn build(cfg: &FsConfig, file_pages: &[u64], capacity_blocks: u64, _rng: &mut Rng) -> Result<Self> {
         let mut next = cfg.start_block;
         let mut starts = vec![];
         for &p in file_pages {
@@ -45,10 +40,7 @@ impl FileSystem {
                 "the files need {next} blocks of 4KiB but the array holds {capacity_blocks}"
             )));
         }
-        Ok(FileSystem {
-            starts,
-            pages: file_pages.to_vec(),
-        })
+        Ok(FileSystem { starts, pages: file_pages.to_vec() })
     }
     pub fn files(&self) -> usize {
         self.pages.len()

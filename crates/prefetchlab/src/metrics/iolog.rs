@@ -123,10 +123,6 @@ impl IoLog {
 
     /// Rows of one kind of event, as indices.
     pub fn rows_of(&self, ev: IoEvent) -> impl Iterator<Item = usize> + '_ {
-        self.event
-            .iter()
-            .enumerate()
-            .filter(move |(_, &e)| e == ev as u8)
-            .map(|(i, _)| i)
+        self.event.iter().enumerate().filter(move |(_, &e)| e == ev as u8).map(|(i, _)| i)
     }
 }

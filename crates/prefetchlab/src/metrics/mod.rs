@@ -101,9 +101,7 @@ impl Report {
             disks: &'a [DiskMetrics],
         }
         let raw = serde_json::value::RawValue::from_string(self.config_json.clone())
-            .unwrap_or_else(|_| {
-                serde_json::value::RawValue::from_string("null".into()).expect("null")
-            });
+            .unwrap_or_else(|_| serde_json::value::RawValue::from_string("null".into()).expect("null"));
         serde_json::to_string(&Out {
             version: crate::VERSION,
             config: &raw,

@@ -87,32 +87,11 @@ mod tests {
     fn obl_fetches_the_next_block_on_a_miss_only() {
         let mut c = Ctx(BTreeSet::new(), vec![]);
         let mut p = BlockObl;
-        p.on_access(
-            &mut c,
-            BlockAccess {
-                block: 10,
-                blocks: 2,
-                hit: false,
-            },
-        );
+        p.on_access(&mut c, BlockAccess { block: 10, blocks: 2, hit: false });
         assert_eq!(c.1, vec![(12, 1)]);
-        p.on_access(
-            &mut c,
-            BlockAccess {
-                block: 12,
-                blocks: 1,
-                hit: true,
-            },
-        );
+        p.on_access(&mut c, BlockAccess { block: 12, blocks: 1, hit: true });
         assert_eq!(c.1.len(), 1);
-        p.on_access(
-            &mut c,
-            BlockAccess {
-                block: 99,
-                blocks: 1,
-                hit: false,
-            },
-        );
+        p.on_access(&mut c, BlockAccess { block: 99, blocks: 1, hit: false });
         assert_eq!(c.1.len(), 1, "no prefetch past the end of the array");
     }
 }

@@ -33,10 +33,7 @@ impl<E> PartialOrd for Entry<E> {
 impl<E> Ord for Entry<E> {
     // Reversed: BinaryHeap is a max-heap, we pop the earliest event.
     fn cmp(&self, other: &Self) -> Ordering {
-        other
-            .time_ns
-            .cmp(&self.time_ns)
-            .then_with(|| other.seq.cmp(&self.seq))
+        other.time_ns.cmp(&self.time_ns).then_with(|| other.seq.cmp(&self.seq))
     }
 }
 
@@ -55,11 +52,7 @@ impl<E> Default for EventQueue<E> {
 
 impl<E> EventQueue<E> {
     pub fn new() -> Self {
-        EventQueue {
-            heap: BinaryHeap::with_capacity(1024),
-            seq: 0,
-            now_ns: 0,
-        }
+        EventQueue { heap: BinaryHeap::with_capacity(1024), seq: 0, now_ns: 0 }
     }
 
     /// The current simulated time.
@@ -73,11 +66,7 @@ impl<E> EventQueue<E> {
     pub fn schedule(&mut self, time_ns: TimeNs, event: E) {
         let time_ns = time_ns.max(self.now_ns);
         self.seq += 1;
-        self.heap.push(Entry {
-            time_ns,
-            seq: self.seq,
-            event,
-        });
+        self.heap.push(Entry { time_ns, seq: self.seq, event });
     }
 
     /// Schedules `event` `delay_ns` after now.

@@ -41,11 +41,7 @@ impl Generator {
             return None;
         }
         let records = s.file_bytes.div_ceil(s.record_bytes);
-        let index = if s.random {
-            self.rng.below(records)
-        } else {
-            self.issued
-        };
+        let index = if s.random { self.rng.below(records) } else { self.issued };
         self.issued += 1;
         let offset = index * s.record_bytes;
         Some((offset, s.record_bytes.min(s.file_bytes - offset)))
@@ -58,11 +54,7 @@ pub fn build(cfg: &Config) -> (Vec<Generator>, Vec<u64>) {
     let file_bytes = w.file_size.0;
     let records = file_bytes.div_ceil(w.record.0);
     let random = w.kind == WorkloadKind::Random;
-    let requests = if random && w.requests > 0 {
-        w.requests
-    } else {
-        records
-    };
+    let requests = if random && w.requests > 0 { w.requests } else { records };
     let gens = (0..w.streams)
         .map(|i| Generator {
             spec: StreamSpec {
@@ -88,18 +80,12 @@ mod tests {
 
     #[test]
     fn iozone_reads_each_file_once_in_records() {
-        let cfg = Config::from_toml(
-            "[workload]\nstreams=2\nrecord='64KiB'\nfile_size='200KiB'",
-            &[],
-        )
-        .unwrap();
+        let cfg =
+            Config::from_toml("[workload]\nstreams=2\nrecord='64KiB'\nfile_size='200KiB'", &[]).unwrap();
         let (mut g, pages) = build(&cfg);
         assert_eq!(pages, vec![50, 50]);
         let reqs: Vec<_> = std::iter::from_fn(|| g[1].next_request()).collect();
-        assert_eq!(
-            reqs,
-            vec![(0, 65536), (65536, 65536), (131072, 65536), (196608, 8192)]
-        );
+        assert_eq!(reqs, vec![(0, 65536), (65536, 65536), (131072, 65536), (196608, 8192)]);
         assert_eq!(g[1].spec.file, 1);
     }
 
@@ -116,12 +102,7 @@ mod tests {
         let rb: Vec<_> = std::iter::from_fn(|| b[0].next_request()).collect();
         assert_eq!(ra.len(), 100);
         assert_eq!(ra, rb);
-        assert!(ra
-            .iter()
-            .all(|&(o, l)| o % 4096 == 0 && o < 1 << 20 && l == 4096));
-        assert!(
-            ra.windows(2).any(|w| w[1].0 != w[0].0 + 4096),
-            "not sequential"
-        );
+        assert!(ra.iter().all(|&(o, l)| o % 4096 == 0 && o < 1 << 20 && l == 4096));
+        assert!(ra.windows(2).any(|w| w[1].0 != w[0].0 + 4096), "not sequential");
     }
 }

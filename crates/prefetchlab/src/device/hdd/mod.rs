@@ -13,23 +13,13 @@ pub struct Hdd {
 impl Hdd {
     /// Builds a drive from a preset name or a path to a DiskSim `.diskspecs`/`.parv`,
     /// with the on-drive cache on or off and DiskSim parameters overridden by name.
-    pub fn from_model(
-        model: &str,
-        cache: bool,
-        overrides: &BTreeMap<String, f64>,
-        rng: Rng,
-    ) -> Result<Hdd> {
+    pub fn from_model(model: &str, cache: bool, overrides: &BTreeMap<String, f64>, rng: Rng) -> Result<Hdd> {
         let _ = (cache, overrides, rng);
         match model {
             "cheetah-15k5" | "cheetah-15k4" | "barracuda-7200.10" | "wd10evvs" | "wd5000aaks" => {
-                Ok(Hdd {
-                    capacity_sectors: 143_374_738,
-                })
+                Ok(Hdd { capacity_sectors: 143_374_738 })
             }
-            _ => Err(Error::config(
-                "disk.model",
-                format!("unknown drive `{model}`"),
-            )),
+            _ => Err(Error::config("disk.model", format!("unknown drive `{model}`"))),
         }
     }
 }

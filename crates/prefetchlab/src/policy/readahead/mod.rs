@@ -54,11 +54,7 @@ pub struct Window {
 
 impl Window {
     pub fn new(start: u64, size: u64, async_size: u64) -> Self {
-        Window {
-            start,
-            size,
-            async_size,
-        }
+        Window { start, size, async_size }
     }
     /// The page that gets PG_readahead, if any.
     pub fn marker(&self) -> Option<u64> {
@@ -104,11 +100,7 @@ pub fn build(cfg: &Config) -> Box<dyn Readahead> {
     match cfg.readahead.policy {
         ReadaheadPolicy::None => Box::new(none::NoReadahead),
         ReadaheadPolicy::Obl => Box::new(obl::Obl::default()),
-        ReadaheadPolicy::Seqp => Box::new(seqp::Seqp::new(
-            cfg.seqp.init as u64,
-            cfg.seqp.growth,
-            max_pages,
-        )),
+        ReadaheadPolicy::Seqp => Box::new(seqp::Seqp::new(cfg.seqp.init as u64, cfg.seqp.growth, max_pages)),
         ReadaheadPolicy::Linux => match cfg.readahead.variant {
             LinuxVariant::V2_6_18 => Box::new(linux_2_6_18::Linux2618::new(max_pages)),
             v => Box::new(ondemand::OnDemand::new(max_pages, v)),
