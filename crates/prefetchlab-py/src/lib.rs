@@ -74,10 +74,53 @@ fn resolve(text: &str, fmt: &str, sets: Vec<String>) -> PyResult<String> {
 }
 
 /// Runs a configuration. Returns `{"report": json, "io_log": dict | None}`.
+///
+/// `progress(sim_s, duration_s, requests_done, requests_total)` is called now
+/// and then; Ctrl-C (or an exception from `progress`) stops the run.
 #[pyfunction]
-#[pyo3(signature = (text, fmt, sets=vec![]))]
-fn simulate<'py>(py: Python<'py>, text: &str, fmt: &str, sets: Vec<String>) -> PyResult<Bound<'py, PyDict>> {
-    let report = py.detach(|| guarded(|| parse(text, fmt, &sets).and_then(|c| prefetchlab::simulate(&c))))?;
+#[pyo3(signature = (text, fmt, sets=vec![], progress=None))]
+fn simulate<'py>(
+    py: Python<'py>,
+    text: &str,
+    fmt: &str,
+    sets: Vec<String>,
+    progress: Option<Py<PyAny>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let mut py_error: Option<PyErr> = None;
+    let report = py.detach(|| {
+        guarded(|| {
+            let cfg = parse(text, fmt, &sets)?;
+            prefetchlab::simulate_with_progress(&cfg, &mut |p| {
+                Python::attach(|py| {
+                    let r = py.check_signals().and_then(|_| match &progress {
+                        Some(cb) => cb
+                            .call1(
+                                py,
+                                (
+                                    p.sim_ns as f64 * 1e-9,
+                                    p.duration_ns as f64 * 1e-9,
+                                    p.requests_done,
+                                    p.requests_total,
+                                ),
+                            )
+                            .map(|_| ()),
+                        None => Ok(()),
+                    });
+                    match r {
+                        Ok(()) => true,
+                        Err(e) => {
+                            py_error = Some(e);
+                            false
+                        }
+                    }
+                })
+            })
+        })
+    });
+    if let Some(e) = py_error {
+        return Err(e);
+    }
+    let report = report?;
     let d = PyDict::new(py);
     d.set_item("report", report.to_json())?;
     match &report.io_log {

@@ -25,7 +25,7 @@ use crate::cache::lru::NONE;
 use crate::cache::PageCache;
 use crate::config::{Config, DeviceKind};
 use crate::device::{hdd::Hdd, ssd::Ssd, AnyDevice, Device, DiskRequest};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::fs::FileSystem;
 use crate::metrics::{self, DiskMetrics, IoEvent, IoLog, IoRow, Metrics, Report, StreamMetrics};
 use crate::policy::block::{self as block_policy, BlockAccess, BlockContext, BlockPrefetch};
@@ -37,9 +37,28 @@ use std::collections::HashMap;
 
 /// Runs one configuration to the end and reports what it measured.
 pub fn simulate(cfg: &Config) -> Result<Report> {
+    simulate_with_progress(cfg, &mut |_| true)
+}
+
+/// How far a run has got (reported every [`PROGRESS_EVERY_EVENTS`] events).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Progress {
+    pub sim_ns: TimeNs,
+    /// Simulated time at which the run stops, if bounded by `run.duration`.
+    pub duration_ns: TimeNs,
+    pub requests_done: u64,
+    pub requests_total: u64,
+}
+
+/// Events between two progress reports.
+pub const PROGRESS_EVERY_EVENTS: u64 = 1 << 16;
+
+/// [`simulate`], calling `progress` now and then; when it returns `false`
+/// the run stops with [`Error::Cancelled`].
+pub fn simulate_with_progress(cfg: &Config, progress: &mut dyn FnMut(&Progress) -> bool) -> Result<Report> {
     let wall = std::time::Instant::now();
     let (mut engine, mut policies) = Engine::build(cfg)?;
-    engine.run(&mut policies);
+    engine.run(&mut policies, progress)?;
     Ok(engine.report(wall.elapsed().as_secs_f64()))
 }
 
@@ -255,14 +274,32 @@ impl Engine {
         Ok((engine, policies))
     }
 
-    fn run(&mut self, policies: &mut [Box<dyn Readahead>]) {
+    fn run(
+        &mut self,
+        policies: &mut [Box<dyn Readahead>],
+        progress: &mut dyn FnMut(&Progress) -> bool,
+    ) -> Result<()> {
         for s in 0..self.streams.len() as u32 {
             self.events.schedule(0, Ev::Issue(s));
         }
+        let requests_total: u64 = self.streams.iter().map(|s| s.gen.spec.requests).sum();
+        let mut events: u64 = 0;
         while let Some((t, ev)) = self.events.pop() {
             if self.duration_ns > 0 && t > self.duration_ns {
                 self.end_ns = self.duration_ns;
-                return;
+                return Ok(());
+            }
+            events += 1;
+            if events % PROGRESS_EVERY_EVENTS == 0 {
+                let p = Progress {
+                    sim_ns: t,
+                    duration_ns: self.duration_ns,
+                    requests_done: self.streams.iter().map(|s| s.requests).sum(),
+                    requests_total,
+                };
+                if !progress(&p) {
+                    return Err(Error::Cancelled);
+                }
             }
             match ev {
                 Ev::Issue(s) => self.start_request(s, policies),
@@ -282,6 +319,7 @@ impl Engine {
         if self.duration_ns > 0 {
             self.end_ns = self.end_ns.min(self.duration_ns);
         }
+        Ok(())
     }
 
     fn log(&mut self, row: IoRow) {

@@ -13,6 +13,8 @@ pub enum Error {
     Input { path: String, line: usize, msg: String },
     /// A request does not fit the simulated hardware (geometry, sizes).
     Geometry(String),
+    /// The caller stopped the run (e.g. Ctrl-C).
+    Cancelled,
 }
 
 impl Error {
@@ -35,6 +37,7 @@ impl fmt::Display for Error {
             Error::Input { path, line: 0, msg } => write!(f, "{path}: {msg}"),
             Error::Input { path, line, msg } => write!(f, "{path}:{line}: {msg}"),
             Error::Geometry(msg) => write!(f, "geometry: {msg}"),
+            Error::Cancelled => write!(f, "interrupted"),
         }
     }
 }
