@@ -334,7 +334,10 @@ pub struct OutputConfig {
 impl Config {
     /// Parses TOML text, applies `key=value` overrides, checks everything.
     pub fn from_toml(text: &str, sets: &[String]) -> Result<Config> {
-        let tree: toml::Value = toml::from_str(text).map_err(|e| Error::config("", toml_error(&e)))?;
+        let tree: toml::Value = toml::from_str(text).map_err(|e| {
+            let (line, msg) = toml_error(text, &e);
+            Error::config("", if line > 0 { format!("line {line}: {msg}") } else { msg })
+        })?;
         Self::from_tree(tree, sets)
     }
 
@@ -350,8 +353,10 @@ impl Config {
     pub fn from_path(path: &std::path::Path, sets: &[String]) -> Result<Config> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| Error::input(path.display().to_string(), 0, format!("cannot read: {e}")))?;
-        let tree: toml::Value =
-            toml::from_str(&text).map_err(|e| Error::input(path.display().to_string(), 0, toml_error(&e)))?;
+        let tree: toml::Value = toml::from_str(&text).map_err(|e| {
+            let (line, msg) = toml_error(&text, &e);
+            Error::input(path.display().to_string(), line, msg)
+        })?;
         Self::from_tree(tree, sets)
     }
 
@@ -362,7 +367,7 @@ impl Config {
         let cfg: Config = serde_path_to_error::deserialize(tree).map_err(|e| {
             let path = e.path().to_string();
             let key = if path == "." { String::new() } else { path };
-            Error::config(key, e.into_inner().to_string())
+            Error::config(key, one_line(&e.into_inner().to_string()))
         })?;
         cfg.check()?;
         Ok(cfg)
@@ -431,13 +436,25 @@ impl Config {
     }
 }
 
-fn toml_error(e: &toml::de::Error) -> String {
-    // toml's message spans several lines (with a source excerpt); keep the
-    // position and the message on one line.
-    let msg = e.message().trim().to_string();
+/// serde's messages from a TOML tree may end with a context line
+/// ("in `array`") that repeats the key path: keep the message on one line.
+fn one_line(msg: &str) -> String {
+    msg.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with("in `"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// A TOML syntax error as (1-based line, one-line message).
+fn toml_error(text: &str, e: &toml::de::Error) -> (usize, String) {
+    let msg = one_line(e.message());
     match e.span() {
-        Some(span) => format!("TOML syntax error at byte {}: {msg}", span.start),
-        None => format!("TOML syntax error: {msg}"),
+        Some(span) => {
+            let line = text[..span.start.min(text.len())].matches('\n').count() + 1;
+            (line, format!("TOML syntax error: {msg}"))
+        }
+        None => (0, format!("TOML syntax error: {msg}")),
     }
 }
 
@@ -497,6 +514,7 @@ mod tests {
     fn unknown_key_is_named() {
         let e = Config::from_toml("[array]\nstrips='64KiB'", &[]).unwrap_err().to_string();
         assert!(e.contains("array") && e.contains("strips"), "{e}");
+        assert!(!e.contains('\n'), "one line: {e}");
         let e = Config::from_toml("[arrays]\nx=1", &[]).unwrap_err().to_string();
         assert!(e.contains("arrays"), "{e}");
     }
@@ -511,6 +529,12 @@ mod tests {
         assert!(e.contains("array.layout") && e.contains("raid7"), "{e}");
         let e = Config::from_toml("[workload]\nrecord='12 furlongs'", &[]).unwrap_err().to_string();
         assert!(e.contains("workload.record"), "{e}");
+    }
+
+    #[test]
+    fn syntax_errors_name_the_line() {
+        let e = Config::from_toml("[array]\ndisks = 2\nstrip = \n", &[]).unwrap_err().to_string();
+        assert!(e.contains("line 3") && !e.contains('\n'), "{e}");
     }
 
     #[test]
