@@ -717,18 +717,12 @@ impl Engine {
         extents.clear();
         {
             let queues = &self.block.queues;
-            let devices = &self.devices;
-            // md raid10 read balancing: an idle copy first, else the nearer head
+            // RAID-10 read balancing (models.md §3.4): a copy whose disk has
+            // nothing pending first, else the less loaded copy, else the first.
+            // (md's closest-head rule is approximated by load: both copies sit
+            // at the same offset of neighbouring disks.)
             let mut pick_second = |d0: u32, d1: u32| {
-                let (q0, q1) = (&queues[d0 as usize], &queues[d1 as usize]);
-                match (q0.outstanding() == 0, q1.outstanding() == 0) {
-                    (true, _) => false,
-                    (false, true) => true,
-                    _ => {
-                        let _ = devices;
-                        q1.head().pos < q0.head().pos
-                    }
-                }
+                queues[d1 as usize].outstanding() < queues[d0 as usize].outstanding()
             };
             self.layout.map_read(array_block, blocks, &mut pick_second, &mut extents);
         }
