@@ -1,0 +1,454 @@
+"""Experiment files: a configuration whose lists are sweep axes, plus figures and claims.
+
+An experiment TOML is an ordinary configuration (sections ``array``, ``disk``, …, ``output``)
+with four more tables:
+
+``[experiment]``
+    ``name`` (defaults to the file's stem), ``title``, ``description``.
+``[sweep]``
+    ``[[sweep.only]]`` and ``[[sweep.exclude]]`` tables of dotted key → value (or a list of
+    values, meaning any of them). A run is kept when it matches at least one ``only`` table
+    (if there are any) and no ``exclude`` table; it matches a table when it matches each pair.
+``[[figure]]``
+    ``name``, ``title``, ``x`` (a configuration key or a metric), ``y`` (a metric), optional
+    ``series`` and ``facets`` (configuration keys), ``logx``/``logy`` and ``units`` (the y
+    axis's unit as a string, or a table ``{ x = "...", y = "..." }``).
+``[[claim]]``
+    ``text`` (the statement, as the paper says it), ``check`` (see :mod:`prefetchlab.claims`),
+    ``paper`` (the paper's number or words), optional ``where`` (a selector table added to
+    every term), ``ours`` (an expression) and ``figure`` (the figure it belongs to; the first
+    figure by default).
+
+In the configuration sections, a list where one value is expected makes that key an axis;
+the runs are the cartesian product of the axes, in the order they appear in the file. Every
+run's configuration is resolved and checked by the engine when the file is loaded, so an
+unknown key or a bad value is reported before any run starts. A run's id is a hash of its
+resolved configuration (canonical JSON), so it does not depend on how the file spells a value
+(``"512KiB"`` or ``524288``), on the order of the axes, or on the experiment's name.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import itertools
+import json
+import math
+import tomllib
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from prefetchlab import _engine
+from prefetchlab._engine import PrefetchlabError
+from prefetchlab.claims import Check, ClaimError, Outcome, Scalar, bind, evaluate, parse_check
+from prefetchlab.schema import metric_names
+
+#: Tables of an experiment file that are not part of the engine's configuration.
+RESERVED = ("experiment", "sweep", "figure", "claim")
+#: Largest sweep accepted (a typo such as a 10^6-element list is caught early).
+MAX_RUNS = 100_000
+
+
+class ExperimentError(PrefetchlabError):
+    """A bad experiment file; the message names the file and the key."""
+
+
+@dataclass(frozen=True)
+class Axis:
+    key: str
+    values: tuple[Scalar, ...]
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """One run of a sweep."""
+
+    run_id: str
+    #: Axis key → the value as written in the experiment file.
+    point: dict[str, Scalar]
+    #: The resolved configuration as canonical JSON (sorted keys, no spaces).
+    config_json: str
+    #: The resolved configuration flattened to dotted keys.
+    flat: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Figure:
+    name: str
+    title: str
+    x: str
+    y: str
+    series: str | None = None
+    facets: str | None = None
+    logx: bool = False
+    logy: bool = False
+    xunits: str = ""
+    yunits: str = ""
+
+
+@dataclass
+class Claim:
+    text: str
+    check_text: str
+    paper: Scalar
+    figure: str | None
+    where: dict[str, Scalar]
+    check: Check
+
+
+@dataclass(frozen=True)
+class ClaimResult:
+    """A claim checked over the stored results (``outcome`` is None while runs are missing)."""
+
+    experiment: str
+    claim: Claim
+    outcome: Outcome | None
+    missing_runs: int
+
+    @property
+    def holds(self) -> bool:
+        return self.outcome is not None and self.outcome.holds
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"experiment", "claim", "paper", "ours", "holds"}`` (ours is null without data)."""
+        ours = self.outcome.ours if self.outcome is not None else None
+        if ours is not None and not math.isfinite(ours):
+            ours = None
+        return {
+            "experiment": self.experiment,
+            "claim": self.claim.text,
+            "paper": self.claim.paper,
+            "ours": ours,
+            "holds": self.holds,
+        }
+
+
+@dataclass
+class Experiment:
+    path: Path
+    name: str
+    title: str
+    description: str
+    source: str
+    axes: list[Axis]
+    runs: list[RunSpec]
+    figures: list[Figure] = field(default_factory=list)
+    claims: list[Claim] = field(default_factory=list)
+
+    def default_db(self) -> Path:
+        """``results.duckdb`` next to the experiment file."""
+        return self.path.parent / "results.duckdb"
+
+    def select(self, selector: Mapping[str, Scalar]) -> list[str]:
+        """Ids of the runs whose resolved configuration matches every key=value."""
+        canon = {k: self._canon(k, v) for k, v in selector.items()}
+        return [r.run_id for r in self.runs if all(r.flat.get(k) == v for k, v in canon.items())]
+
+    def label(self, key: str, resolved: Any) -> str:
+        """How a resolved value of ``key`` is shown: as the file wrote it when it is an axis."""
+        for r in self.runs:
+            if key in r.point and r.flat.get(key) == resolved:
+                return str(r.point[key])
+        return str(resolved)
+
+    def check_claims(self, rows: Sequence[Mapping[str, Any]]) -> list[ClaimResult]:
+        """Checks every claim over stored rows; a claim missing runs is reported, not checked."""
+        values = {r["run_id"]: r for r in rows}
+        out = []
+        for c in self.claims:
+            needed = {rid for t in c.check.terms() for rid in t.run_ids}
+            missing = sorted(needed - values.keys())
+            outcome = None if missing else evaluate(c.check, values)
+            out.append(ClaimResult(self.name, c, outcome, len(missing)))
+        return out
+
+    def _canon(self, key: str, value: Scalar) -> Any:
+        return _canonical(self.runs[0].config_json, key, value, self.path)
+
+
+def run_id(config_json: str) -> str:
+    """The stable id of a run: 16 hex digits of the SHA-256 of its canonical resolved JSON."""
+    canonical = json.dumps(json.loads(config_json), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode()).hexdigest()[:16]
+
+
+def flatten(tree: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    """``{"a": {"b": 1}}`` → ``{"a.b": 1}``."""
+    out: dict[str, Any] = {}
+    for k, v in tree.items():
+        key = f"{prefix}{k}"
+        if isinstance(v, Mapping):
+            out.update(flatten(v, key + "."))
+        else:
+            out[key] = v
+    return out
+
+
+def _set(tree: dict[str, Any], key: str, value: Any) -> None:
+    parts = key.split(".")
+    node = tree
+    for p in parts[:-1]:
+        nxt = node.setdefault(p, {})
+        if not isinstance(nxt, dict):
+            raise ExperimentError(f"`{key}`: `{p}` is not a table")
+        node = nxt
+    node[parts[-1]] = value
+
+
+_CANON_CACHE: dict[tuple[str, str, str], Any] = {}
+
+
+def _canonical(config_json: str, key: str, value: Scalar, path: Path) -> Any:
+    """``value`` for ``key`` as the engine resolves it (``"512KiB"`` → 524288)."""
+    cache_key = (config_json, key, json.dumps(value))
+    if cache_key not in _CANON_CACHE:
+        tree = json.loads(config_json)
+        if key not in flatten(tree) and not key.startswith("disk.overrides."):
+            raise ExperimentError(f"{path}: `{key}` is not a configuration key")
+        _set(tree, key, value)
+        try:
+            resolved = flatten(json.loads(_engine.resolve(json.dumps(tree), "json", [])))
+        except PrefetchlabError as e:
+            raise ExperimentError(f"{path}: value `{value}` for `{key}`: {e}") from None
+        _CANON_CACHE[cache_key] = resolved.get(key)
+    return _CANON_CACHE[cache_key]
+
+
+def _is_scalar(v: Any) -> bool:
+    return isinstance(v, str | int | float | bool)
+
+
+def _axes(tree: Mapping[str, Any], path: Path, prefix: str = "") -> Iterator[Axis]:
+    for k, v in tree.items():
+        key = f"{prefix}{k}"
+        if isinstance(v, Mapping):
+            yield from _axes(v, path, key + ".")
+        elif isinstance(v, list):
+            if not v:
+                raise ExperimentError(f"{path}: axis `{key}` has no values")
+            if not all(_is_scalar(x) for x in v):
+                raise ExperimentError(
+                    f"{path}: axis `{key}`: every value must be a number, string or boolean"
+                )
+            if len({json.dumps(x) for x in v}) != len(v):
+                raise ExperimentError(f"{path}: axis `{key}` repeats a value")
+            yield Axis(key, tuple(v))
+
+
+def _selectors(raw: Any, what: str, path: Path) -> list[dict[str, Any]]:
+    if raw is None:
+        return []
+    if not isinstance(raw, list) or not all(isinstance(t, Mapping) for t in raw):
+        raise ExperimentError(f"{path}: `{what}` must be an array of tables ([[{what}]])")
+    out = []
+    for t in raw:
+        flat = flatten(t)
+        if not flat:
+            raise ExperimentError(f"{path}: an empty [[{what}]] table")
+        out.append(flat)
+    return out
+
+
+def _canon_table(table: Mapping[str, Any], base: str, path: Path) -> dict[str, list[Any]]:
+    """A selector table with each value (or list of values) resolved as the engine reads it."""
+    out: dict[str, list[Any]] = {}
+    for key, want in table.items():
+        options = want if isinstance(want, list) else [want]
+        out[key] = [_canonical(base, key, v, path) for v in options]
+    return out
+
+
+def _matches(flat: Mapping[str, Any], table: Mapping[str, list[Any]]) -> bool:
+    return all(flat.get(key) in options for key, options in table.items())
+
+
+def _str(table: Mapping[str, Any], key: str, where: str, path: Path, default: str | None = None) -> str:
+    v = table.get(key, default)
+    if not isinstance(v, str):
+        raise ExperimentError(f"{path}: {where}: `{key}` must be a string")
+    return v
+
+
+def _figures(raw: Any, runs: list[RunSpec], metrics: list[str], path: Path) -> list[Figure]:
+    if raw is None:
+        return []
+    if not isinstance(raw, list):
+        raise ExperimentError(f"{path}: `figure` must be an array of tables ([[figure]])")
+    keys = set(runs[0].flat)
+    out = []
+    known = {"name", "title", "x", "y", "series", "facets", "logx", "logy", "units"}
+    for i, t in enumerate(raw, 1):
+        where = f"figure {i}"
+        unknown = set(t) - known
+        if unknown:
+            raise ExperimentError(
+                f"{path}: {where}: unknown key `{sorted(unknown)[0]}` (expected {sorted(known)})"
+            )
+        name = _str(t, "name", where, path, f"figure{i}")
+        y = _str(t, "y", where, path)
+        if y not in metrics:
+            raise ExperimentError(
+                f"{path}: {where}: unknown metric `{y}` for y (metrics are: {', '.join(metrics)})"
+            )
+        x = _str(t, "x", where, path)
+        if x not in keys and x not in metrics:
+            raise ExperimentError(f"{path}: {where}: x `{x}` is neither a configuration key nor a metric")
+        for opt in ("series", "facets"):
+            v = t.get(opt)
+            if v is not None and (not isinstance(v, str) or v not in keys):
+                raise ExperimentError(f"{path}: {where}: {opt} `{v}` is not a configuration key")
+        units = t.get("units", "")
+        if isinstance(units, str):
+            xunits, yunits = "", units
+        elif isinstance(units, Mapping) and set(units) <= {"x", "y"}:
+            xunits, yunits = str(units.get("x", "")), str(units.get("y", ""))
+        else:
+            raise ExperimentError(
+                f"{path}: {where}: `units` must be a string or a table {{ x = ..., y = ... }}"
+            )
+        for flag in ("logx", "logy"):
+            if not isinstance(t.get(flag, False), bool):
+                raise ExperimentError(f"{path}: {where}: `{flag}` must be true or false")
+        out.append(
+            Figure(
+                name=name,
+                title=_str(t, "title", where, path, name),
+                x=x,
+                y=y,
+                series=t.get("series"),
+                facets=t.get("facets"),
+                logx=t.get("logx", False),
+                logy=t.get("logy", False),
+                xunits=xunits,
+                yunits=yunits,
+            )
+        )
+    if len({f.name for f in out}) != len(out):
+        raise ExperimentError(f"{path}: two figures share a name")
+    return out
+
+
+def _claims(raw: Any, exp: Experiment, metrics: list[str]) -> list[Claim]:
+    path = exp.path
+    if raw is None:
+        return []
+    if not isinstance(raw, list):
+        raise ExperimentError(f"{path}: `claim` must be an array of tables ([[claim]])")
+    names = [f.name for f in exp.figures]
+    known = {"text", "check", "paper", "figure", "where", "ours"}
+    out = []
+    for i, t in enumerate(raw, 1):
+        label = f"claim {i}"
+        unknown = set(t) - known
+        if unknown:
+            raise ExperimentError(
+                f"{path}: {label}: unknown key `{sorted(unknown)[0]}` (expected {sorted(known)})"
+            )
+        text = _str(t, "text", label, path)
+        label = f"claim {i} ({text})"
+        check_text = _str(t, "check", label, path)
+        paper = t.get("paper", "")
+        if not _is_scalar(paper):
+            raise ExperimentError(f"{path}: {label}: `paper` must be a number or a string")
+        figure = t.get("figure", names[0] if names else None)
+        if figure is not None and figure not in names:
+            raise ExperimentError(f"{path}: {label}: no figure named `{figure}` (figures: {names})")
+        where = flatten(t.get("where", {}))
+        ours = t.get("ours")
+        if ours is not None and not isinstance(ours, str):
+            raise ExperimentError(f"{path}: {label}: `ours` must be an expression string")
+        try:
+            check = parse_check(check_text, ours)
+            bind(check, where, metrics, exp.select)
+        except ClaimError as e:
+            raise ExperimentError(f"{path}: {label}: {e}") from None
+        out.append(Claim(text, check_text, paper, figure, where, check))
+    return out
+
+
+def load_experiment(path: str | Path) -> Experiment:
+    """Reads, expands and checks an experiment file (every run's configuration included)."""
+    path = Path(path)
+    try:
+        source = path.read_text()
+    except OSError as e:
+        raise ExperimentError(f"{path}: cannot read: {e.strerror or e}") from None
+    try:
+        doc = tomllib.loads(source)
+    except tomllib.TOMLDecodeError as e:
+        raise ExperimentError(f"{path}: TOML syntax error: {e}") from None
+    meta = doc.get("experiment", {})
+    if not isinstance(meta, Mapping):
+        raise ExperimentError(f"{path}: `experiment` must be a table")
+    unknown_meta = set(meta) - {"name", "title", "description"}
+    if unknown_meta:
+        raise ExperimentError(f"{path}: experiment: unknown key `{sorted(unknown_meta)[0]}`")
+    sweep = doc.get("sweep", {})
+    if not isinstance(sweep, Mapping) or set(sweep) - {"only", "exclude"}:
+        raise ExperimentError(f"{path}: `sweep` may hold only [[sweep.only]] and [[sweep.exclude]] tables")
+    base = {k: v for k, v in doc.items() if k not in RESERVED}
+    axes = list(_axes(base, path))
+    runs = _expand(base, axes, sweep, path)
+    name = _str(meta, "name", "experiment", path, path.stem)
+    exp = Experiment(
+        path=path,
+        name=name,
+        title=_str(meta, "title", "experiment", path, name),
+        description=_str(meta, "description", "experiment", path, ""),
+        source=source,
+        axes=axes,
+        runs=runs,
+    )
+    metrics = metric_names()
+    exp.figures = _figures(doc.get("figure"), runs, metrics, path)
+    exp.claims = _claims(doc.get("claim"), exp, metrics)
+    return exp
+
+
+def _resolve(tree: Mapping[str, Any], path: Path, point: Mapping[str, Scalar]) -> str:
+    try:
+        resolved = _engine.resolve(json.dumps(tree), "json", [])
+    except PrefetchlabError as e:
+        at = ", ".join(f"{k}={v}" for k, v in point.items())
+        raise ExperimentError(f"{path}: {e}" + (f" (in the run {at})" if at else "")) from None
+    return json.dumps(json.loads(resolved), sort_keys=True, separators=(",", ":"))
+
+
+def _expand(base: dict[str, Any], axes: list[Axis], sweep: Mapping[str, Any], path: Path) -> list[RunSpec]:
+    total = 1
+    for a in axes:
+        total *= len(a.values)
+    if total > MAX_RUNS:
+        raise ExperimentError(f"{path}: the axes make {total} runs, more than {MAX_RUNS}")
+    # Each axis at its first value: an unknown key or a bad value of the base is named here.
+    first = copy.deepcopy(base)
+    for a in axes:
+        _set(first, a.key, a.values[0])
+    base_json = _resolve(first, path, {})
+    only = [_canon_table(t, base_json, path) for t in _selectors(sweep.get("only"), "sweep.only", path)]
+    exclude = [
+        _canon_table(t, base_json, path) for t in _selectors(sweep.get("exclude"), "sweep.exclude", path)
+    ]
+    runs: list[RunSpec] = []
+    seen: dict[str, dict[str, Scalar]] = {}
+    for values in itertools.product(*(a.values for a in axes)):
+        point = {a.key: v for a, v in zip(axes, values, strict=True)}
+        tree = copy.deepcopy(base)
+        for k, v in point.items():
+            _set(tree, k, v)
+        config_json = _resolve(tree, path, point)
+        flat = flatten(json.loads(config_json))
+        if only and not any(_matches(flat, t) for t in only):
+            continue
+        if any(_matches(flat, t) for t in exclude):
+            continue
+        rid = run_id(config_json)
+        if rid in seen:
+            raise ExperimentError(f"{path}: the runs {seen[rid]} and {point} have the same configuration")
+        seen[rid] = point
+        runs.append(RunSpec(rid, point, config_json, flat))
+    if not runs:
+        raise ExperimentError(f"{path}: [[sweep.only]] / [[sweep.exclude]] leave no run")
+    return runs

@@ -1,0 +1,247 @@
+"""The command-line subcommands for experiments: sweep, results, plot, reproduce.
+
+``register(subparsers)`` adds them to the ``prefetchlab`` parser (python/prefetchlab/cli.py);
+each sets ``func`` to a handler taking the parsed arguments and returning an exit code. Bad
+input raises :class:`prefetchlab.PrefetchlabError`, which the CLI prints as
+``prefetchlab: error: ...`` with exit code 2. ``python -m prefetchlab.experiments_cli`` runs
+these subcommands alone, with the same error handling.
+
+An EXPERIMENT argument is a path to an experiment file, or a name ``NAME`` standing for
+``experiments/NAME.toml`` under the current directory. The results database defaults to
+``results.duckdb`` next to the experiment file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tomllib
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from prefetchlab._engine import PrefetchlabError, __version__
+from prefetchlab.experiment import Experiment, ExperimentError, load_experiment
+from prefetchlab.results import ResultsDB, ResultsError, format_table
+
+EXPERIMENTS_DIR = Path("experiments")
+#: Metrics shown by ``results show`` when the experiment's figures name none.
+DEFAULT_SHOWN = ("bandwidth_mb_s", "latency_mean_ms", "hit_ratio", "disk_requests")
+
+
+def find_experiment(arg: str) -> Path:
+    """A path, or ``experiments/NAME.toml``."""
+    path = Path(arg)
+    if path.is_file():
+        return path
+    named = EXPERIMENTS_DIR / f"{arg}.toml"
+    if named.is_file():
+        return named
+    raise ExperimentError(f"no experiment `{arg}`: neither a file nor {named}")
+
+
+def all_experiments() -> list[Path]:
+    """Every file under experiments/ that is an experiment (has an [experiment] table)."""
+    found = []
+    for path in sorted(EXPERIMENTS_DIR.glob("*.toml")):
+        try:
+            if "experiment" in tomllib.loads(path.read_text()):
+                found.append(path)
+        except (OSError, tomllib.TOMLDecodeError):
+            found.append(path)  # reported properly when loaded
+    if not found:
+        raise ExperimentError(f"no experiment files (with an [experiment] table) under {EXPERIMENTS_DIR}/")
+    return found
+
+
+def _db(args: argparse.Namespace, exp: Experiment | None) -> Path:
+    if args.db:
+        return Path(args.db)
+    return exp.default_db() if exp is not None else Path("results.duckdb")
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    from prefetchlab.runner import sweep
+
+    exp = load_experiment(args.experiment)
+    s = sweep(exp, _db(args, exp), args.scheduler, args.workers, args.force, args.quiet)
+    if not args.quiet:
+        print(f"{s.experiment}: {s.total} runs, {s.ran} run now, {s.stored_before} already stored -> {s.db}")
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    db = ResultsDB(_db(args, None))
+    if not db.exists():
+        raise ResultsError(f"{db.path}: no such results database")
+    for path in db.export_parquet(Path(args.parquet)):
+        print(path)
+    return 0
+
+
+def _show_rows(exp: Experiment | None, rows: list[dict[str, Any]]) -> tuple[list[str], list[list[str]]]:
+    if exp is not None:
+        keys = [a.key for a in exp.axes]
+        metrics = list(dict.fromkeys(f.y for f in exp.figures)) or list(DEFAULT_SHOWN)
+        by_id = {r.run_id: r for r in exp.runs}
+        rows = sorted(
+            (r for r in rows if r["run_id"] in by_id), key=lambda r: exp.runs.index(by_id[r["run_id"]])
+        )
+        labels = [[str(by_id[r["run_id"]].point[k]) for k in keys] for r in rows]
+    else:
+        from prefetchlab.experiment import flatten
+
+        flats = [flatten(json.loads(r["config"])) for r in rows]
+        keys = sorted({k for f in flats for k in f if any(g.get(k) != f.get(k) for g in flats)})
+        metrics = list(DEFAULT_SHOWN)
+        labels = [[str(f.get(k)) for k in keys] for f in flats]
+    headers = ["run_id", *keys, *metrics, "wall_s"]
+    body = [
+        [r["run_id"], *lab, *(_num(r.get(m)) for m in metrics), _num(r.get("wall_s"))]
+        for r, lab in zip(rows, labels, strict=True)
+    ]
+    return headers, body
+
+
+def _num(v: Any) -> str:
+    if isinstance(v, float):
+        return f"{v:.4g}"
+    return "" if v is None else str(v)
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    exp: Experiment | None
+    try:
+        exp = load_experiment(find_experiment(args.experiment))
+        name = exp.name
+    except ExperimentError:
+        if Path(args.experiment).suffix == ".toml":
+            raise
+        exp, name = None, args.experiment  # a name with no file: show what the database holds
+    db = ResultsDB(_db(args, exp))
+    rows = db.rows(name)
+    if not rows:
+        raise ResultsError(f"{db.path}: no stored runs of experiment `{name}`")
+    headers, body = _show_rows(exp, rows)
+    print(format_table(headers, body))
+    total = f" of {len(exp.runs)}" if exp is not None else ""
+    print(f"{len(body)}{total} runs of {name} in {db.path}")
+    return 0
+
+
+def cmd_plot(args: argparse.Namespace) -> int:
+    from prefetchlab.plot import draw
+
+    exp = load_experiment(find_experiment(args.experiment))
+    if not exp.figures:
+        raise ExperimentError(f"{exp.path}: no [[figure]] to draw")
+    rows = ResultsDB(_db(args, exp)).rows(exp.name)
+    for d in draw(exp, rows, Path(args.out)):
+        print(d.png)
+        print(d.svg)
+    return 0
+
+
+def cmd_reproduce(args: argparse.Namespace) -> int:
+    from prefetchlab.plot import draw
+    from prefetchlab.report import ExperimentReport, write_report
+    from prefetchlab.runner import sweep
+
+    paths = [find_experiment(n) for n in args.names] if args.names else all_experiments()
+    experiments = [load_experiment(p) for p in paths]  # every file checked before any run
+    out = Path(args.out)
+    reports = []
+    quiet = args.quiet or args.json
+    for exp in experiments:
+        db = _db(args, exp)
+        s = sweep(exp, db, args.scheduler, args.workers, args.force, quiet)
+        if not quiet:
+            print(
+                f"{s.experiment}: {s.total} runs, {s.ran} run now, {s.stored_before} already stored -> {s.db}"
+            )
+        rows = ResultsDB(db).rows(exp.name)
+        figures = draw(exp, rows, out / "figures")
+        stored = len({r["run_id"] for r in rows} & {r.run_id for r in exp.runs})
+        reports.append(ExperimentReport(exp, figures, exp.check_claims(rows), stored))
+    page = write_report(reports, out, __version__)
+    claims = [c for rep in reports for c in rep.claims]
+    if args.json:
+        print(json.dumps({"claims": [c.to_json() for c in claims]}, indent=2, ensure_ascii=False))
+    else:
+        for c in claims:
+            word = "holds" if c.holds else ("not run" if c.outcome is None else "DOES NOT HOLD")
+            print(f"  [{word}] {c.experiment}: {c.claim.text}")
+        print(f"report: {page.resolve()}")
+    return 0
+
+
+def register(subparsers: Any) -> None:
+    """Adds sweep, results (export, show), plot and reproduce to the CLI's subparsers."""
+    p = subparsers.add_parser("sweep", help="run every configuration of an experiment file")
+    p.add_argument("experiment", metavar="EXPERIMENT.toml")
+    p.add_argument(
+        "--db", metavar="FILE", help="results database (default: results.duckdb next to the experiment)"
+    )
+    p.add_argument(
+        "--scheduler",
+        metavar="ADDR|local-cluster",
+        help="run on a Dask cluster: tcp://HOST:PORT, or local-cluster to start one here",
+    )
+    p.add_argument("--workers", type=int, metavar="N", help="worker processes (default: one per core)")
+    p.add_argument("--force", action="store_true", help="rerun runs already stored")
+    p.add_argument("--quiet", action="store_true", help="no progress bar, no summary")
+    p.set_defaults(func=cmd_sweep)
+
+    r = subparsers.add_parser("results", help="stored results: export or show")
+    rs = r.add_subparsers(dest="results_command", metavar="{export,show}", required=True)
+    e = rs.add_parser("export", help="write the results as Parquet, one file per experiment")
+    e.add_argument("--parquet", metavar="DIR", required=True)
+    e.add_argument("--db", metavar="FILE", help="results database (default: ./results.duckdb)")
+    e.set_defaults(func=cmd_export)
+    s = rs.add_parser("show", help="print an experiment's stored runs as a table")
+    s.add_argument("experiment", metavar="EXPERIMENT")
+    s.add_argument("--db", metavar="FILE")
+    s.set_defaults(func=cmd_show)
+
+    pl = subparsers.add_parser("plot", help="draw an experiment's figures (PNG and SVG)")
+    pl.add_argument("experiment", metavar="EXPERIMENT")
+    pl.add_argument("--db", metavar="FILE")
+    pl.add_argument("--out", metavar="DIR", default="plots", help="output directory (default: plots)")
+    pl.set_defaults(func=cmd_plot)
+
+    rp = subparsers.add_parser(
+        "reproduce", help="run experiments, check their claims, write report/index.html"
+    )
+    rp.add_argument(
+        "names", nargs="*", metavar="NAME", help="experiments (default: every one under experiments/)"
+    )
+    rp.add_argument("--out", metavar="DIR", default="report", help="report directory (default: report)")
+    rp.add_argument("--json", action="store_true", help='print {"claims": [...]} as JSON')
+    rp.add_argument(
+        "--db", metavar="FILE", help="one results database for all (default: next to each experiment)"
+    )
+    rp.add_argument("--scheduler", metavar="ADDR|local-cluster")
+    rp.add_argument("--workers", type=int, metavar="N")
+    rp.add_argument("--force", action="store_true")
+    rp.add_argument("--quiet", action="store_true")
+    rp.set_defaults(func=cmd_reproduce)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """These subcommands alone, with the CLI's error handling."""
+    parser = argparse.ArgumentParser(prog="prefetchlab")
+    register(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args))
+    except PrefetchlabError as e:
+        print(f"prefetchlab: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("prefetchlab: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,209 @@
+"""The results database: one DuckDB table ``runs``, one row per finished run.
+
+Columns: ``run_id`` (the stable id of the resolved configuration), ``experiment``, ``config``
+(the resolved configuration as JSON text), one column per metric named after it
+(:mod:`prefetchlab.schema`), ``seed`` (``run.seed``), ``version`` (prefetchlab's) and
+``wall_s`` (the run's wall time, seconds). The key is (experiment, run_id): the same
+configuration in two experiments is stored once for each.
+
+Every write opens the file, writes one run in one transaction and closes it again, so a sweep
+killed at any instant (even by SIGKILL) leaves exactly the runs it had committed, and other
+processes (``results show``, a test polling the row count) can read the file between two
+writes. DuckDB lets one process write or several read a file at a time; an open that meets
+another process's lock is retried for up to ``LOCK_WAIT_S`` seconds.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from prefetchlab._engine import PrefetchlabError
+from prefetchlab.schema import metric_types
+
+#: How long an open waits for another process's lock on the file.
+LOCK_WAIT_S = 60.0
+
+
+class ResultsError(PrefetchlabError):
+    """The results database cannot be read or written."""
+
+
+def columns() -> dict[str, str]:
+    """Every column of ``runs`` and its SQL type, in order."""
+    return {
+        "run_id": "TEXT NOT NULL",
+        "experiment": "TEXT NOT NULL",
+        "config": "TEXT NOT NULL",
+        **metric_types(),
+        "seed": "UBIGINT",
+        "version": "TEXT",
+        "wall_s": "DOUBLE",
+    }
+
+
+@contextmanager
+def connect(path: Path, read_only: bool = False) -> Iterator[duckdb.DuckDBPyConnection]:
+    """Opens the file (waiting out another process's lock) and closes it afterwards."""
+    deadline = time.monotonic() + LOCK_WAIT_S
+    delay = 0.005
+    while True:
+        try:
+            con = duckdb.connect(str(path), read_only=read_only)
+            break
+        except duckdb.IOException as e:
+            if "lock" not in str(e).lower() or time.monotonic() > deadline:
+                raise ResultsError(f"{path}: cannot open the results database: {e}") from None
+            time.sleep(delay)
+            delay = min(delay * 2, 0.1)
+        except duckdb.Error as e:
+            raise ResultsError(f"{path}: cannot open the results database: {e}") from None
+    try:
+        yield con
+    finally:
+        con.close()
+
+
+def _ensure_table(con: duckdb.DuckDBPyConnection) -> None:
+    cols = columns()
+    body = ", ".join(f'"{name}" {sql}' for name, sql in cols.items())
+    con.execute(f"CREATE TABLE IF NOT EXISTS runs ({body}, PRIMARY KEY (experiment, run_id))")
+    have = {
+        row[0]
+        for row in con.execute(
+            "SELECT column_name FROM duckdb_columns() WHERE table_name = 'runs'"
+        ).fetchall()
+    }
+    for name, sql in cols.items():
+        if name not in have:  # the engine grew a metric since the file was made
+            con.execute(f'ALTER TABLE runs ADD COLUMN "{name}" {sql.replace(" NOT NULL", "")}')
+
+
+class ResultsDB:
+    """A results file; each method opens and closes it."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+
+    def create(self) -> None:
+        """Creates the file and the table if they are missing."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with connect(self.path) as con:
+            _ensure_table(con)
+
+    def exists(self) -> bool:
+        return self.path.exists()
+
+    def stored_ids(self, experiment: str) -> set[str]:
+        """The ids of the runs of ``experiment`` already stored."""
+        if not self.exists():
+            return set()
+        with connect(self.path, read_only=True) as con:
+            if not _has_table(con):
+                return set()
+            rows = con.execute("SELECT run_id FROM runs WHERE experiment = ?", [experiment]).fetchall()
+        return {r[0] for r in rows}
+
+    def write(self, experiment: str, run_id: str, config_json: str, result: Mapping[str, Any]) -> None:
+        """Stores one finished run in its own transaction (replacing a stored one: --force)."""
+        metrics: Mapping[str, Any] = result["metrics"]
+        cols = columns()
+        names = list(metric_types())
+        missing = [n for n in names if n not in metrics]
+        if missing:
+            raise ResultsError(f"run {run_id}: the engine reported no `{missing[0]}`")
+        seed = json.loads(config_json).get("run", {}).get("seed", 0)
+        values = [
+            run_id,
+            experiment,
+            config_json,
+            *(metrics[n] for n in names),
+            seed,
+            result["version"],
+            result["wall_s"],
+        ]
+        quoted = ", ".join(f'"{c}"' for c in cols)
+        marks = ", ".join("?" for _ in cols)
+        with connect(self.path) as con:
+            con.execute("BEGIN TRANSACTION")
+            try:
+                con.execute(f"INSERT OR REPLACE INTO runs ({quoted}) VALUES ({marks})", values)
+                con.execute("COMMIT")
+            except BaseException:
+                con.execute("ROLLBACK")
+                raise
+
+    def rows(self, experiment: str | None = None) -> list[dict[str, Any]]:
+        """Stored rows (of one experiment, or all), ordered by experiment and run id."""
+        if not self.exists():
+            return []
+        with connect(self.path, read_only=True) as con:
+            if not _has_table(con):
+                return []
+            where, args = ("WHERE experiment = ?", [experiment]) if experiment is not None else ("", [])
+            cur = con.execute(f"SELECT * FROM runs {where} ORDER BY experiment, run_id", args)
+            names = [d[0] for d in cur.description]
+            return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
+
+    def experiments(self) -> list[str]:
+        if not self.exists():
+            return []
+        with connect(self.path, read_only=True) as con:
+            if not _has_table(con):
+                return []
+            return [r[0] for r in con.execute("SELECT DISTINCT experiment FROM runs ORDER BY 1").fetchall()]
+
+    def export_parquet(self, out_dir: str | Path) -> list[Path]:
+        """Writes one Parquet file per experiment, ``OUT_DIR/<experiment>.parquet``."""
+        import pyarrow.parquet as pq
+
+        out = Path(out_dir)
+        names = self.experiments()
+        if not names:
+            raise ResultsError(f"{self.path}: no results to export")
+        out.mkdir(parents=True, exist_ok=True)
+        written = []
+        with connect(self.path, read_only=True) as con:
+            for name in names:
+                rel = con.sql("SELECT * FROM runs WHERE experiment = ? ORDER BY run_id", params=[name])
+                # DuckDB 2 names it to_arrow_table; DuckDB 1's arrow() returns the same table.
+                fetch = getattr(rel, "to_arrow_table", None) or rel.arrow
+                table = fetch()
+                target = out / f"{_file_safe(name)}.parquet"
+                pq.write_table(table, target)
+                written.append(target)
+        return written
+
+
+def _has_table(con: duckdb.DuckDBPyConnection) -> bool:
+    return bool(con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'runs'").fetchone()[0])  # type: ignore[index]
+
+
+def _file_safe(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
+
+
+def format_table(headers: list[str], rows: list[list[str]]) -> str:
+    """A plain-text table for the terminal: numbers right-aligned, text left-aligned."""
+    widths = [max([len(h), *(len(r[i]) for r in rows)]) for i, h in enumerate(headers)]
+
+    def numeric(s: str) -> bool:
+        try:
+            float(s)
+        except ValueError:
+            return False
+        return True
+
+    def line(cells: list[str]) -> str:
+        return "  ".join(
+            c.rjust(w) if numeric(c) else c.ljust(w) for c, w in zip(cells, widths, strict=True)
+        ).rstrip()
+
+    rule = "  ".join("-" * w for w in widths)
+    return "\n".join([line(headers), rule, *(line(r) for r in rows)])

@@ -1,0 +1,209 @@
+"""The sweep runner: one loop over an experiment's runs, two back ends.
+
+* ``LocalPool`` (the default): a ``concurrent.futures`` process pool on this machine; nothing
+  to start. Workers are spawned (not forked), so they never inherit the parent's DuckDB or
+  progress-bar threads.
+* ``DaskBackend``: a ``dask.distributed`` cluster, either an existing scheduler
+  (``tcp://HOST:PORT``, reached with a short timeout before any run starts; its workers need
+  prefetchlab installed) or a ``LocalCluster`` started for the sweep (``local-cluster``).
+
+Each run is simulated by :func:`execute` from its resolved configuration alone, and the
+engine is deterministic, so the stored metrics do not depend on the back end, the number of
+workers or the order runs finish in. Results come back to this process, which alone writes
+the database, one transaction per finished run, as soon as the run finishes.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import sys
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from prefetchlab._engine import PrefetchlabError
+from prefetchlab.experiment import Experiment, RunSpec
+from prefetchlab.results import ResultsDB
+
+#: How long connecting to a Dask scheduler may take before it is reported unreachable.
+CONNECT_TIMEOUT_S = 5
+
+
+class SchedulerError(PrefetchlabError):
+    """The Dask scheduler cannot be reached or started."""
+
+
+def execute(config_json: str) -> dict[str, Any]:
+    """Simulates one resolved configuration; returns its metrics, the version and wall time."""
+    from prefetchlab import _engine
+
+    start = time.perf_counter()
+    out = _engine.simulate(config_json, "json", [])
+    wall_s = time.perf_counter() - start
+    report = json.loads(out["report"])
+    return {"metrics": report["metrics"], "version": report["version"], "wall_s": wall_s}
+
+
+class Backend(Protocol):
+    """Runs ``fn(arg)`` for many args; yields (arg, result) as each finishes."""
+
+    def run(
+        self, fn: Callable[[str], dict[str, Any]], args: list[str]
+    ) -> Iterator[tuple[str, dict[str, Any]]]: ...
+
+    def close(self) -> None: ...
+
+
+class LocalPool:
+    def __init__(self, workers: int) -> None:
+        self.workers = workers
+        self.pool: ProcessPoolExecutor | None = None
+
+    def run(
+        self, fn: Callable[[str], dict[str, Any]], args: list[str]
+    ) -> Iterator[tuple[str, dict[str, Any]]]:
+        if not args:
+            return
+        ctx = multiprocessing.get_context("spawn")
+        self.pool = ProcessPoolExecutor(max_workers=min(self.workers, len(args)), mp_context=ctx)
+        # Keep at most 2 runs per worker queued, so a killed sweep wastes little work.
+        todo = iter(args)
+        running: dict[Future[dict[str, Any]], str] = {}
+        for arg in todo:
+            running[self.pool.submit(fn, arg)] = arg
+            if len(running) >= 2 * self.workers:
+                break
+        while running:
+            done, _ = wait(running, return_when=FIRST_COMPLETED)
+            for fut in done:
+                arg = running.pop(fut)
+                nxt = next(todo, None)
+                if nxt is not None:
+                    running[self.pool.submit(fn, nxt)] = nxt
+                yield arg, fut.result()
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(wait=True, cancel_futures=True)
+            self.pool = None
+
+
+class DaskBackend:
+    def __init__(self, address: str, workers: int) -> None:
+        try:
+            from dask.distributed import Client, LocalCluster
+        except ImportError as e:  # pragma: no cover - a declared dependency
+            raise SchedulerError(f"--scheduler needs dask[distributed]: {e}") from None
+        self.cluster: Any = None
+        if address == "local-cluster":
+            try:
+                self.cluster = LocalCluster(
+                    n_workers=workers,
+                    threads_per_worker=1,
+                    processes=True,
+                    host="127.0.0.1",
+                    dashboard_address=None,
+                )
+            except Exception as e:
+                raise SchedulerError(f"cannot start a local Dask cluster: {e}") from None
+            target: Any = self.cluster
+        else:
+            if "://" not in address:
+                raise SchedulerError(
+                    f"scheduler address `{address}`: expected tcp://HOST:PORT or local-cluster"
+                )
+            target = address
+        try:
+            self.client = Client(target, timeout=CONNECT_TIMEOUT_S, set_as_default=False)
+        except Exception as e:
+            self.close()
+            raise SchedulerError(
+                f"cannot reach the Dask scheduler at {address} within {CONNECT_TIMEOUT_S} s: {_one_line(e)}"
+            ) from None
+
+    def run(
+        self, fn: Callable[[str], dict[str, Any]], args: list[str]
+    ) -> Iterator[tuple[str, dict[str, Any]]]:
+        from dask.distributed import as_completed
+
+        if not args:
+            return
+        futures = {self.client.submit(fn, a, pure=False): a for a in args}
+        for fut, result in as_completed(futures, with_results=True):
+            yield futures[fut], result
+
+    def close(self) -> None:
+        client = getattr(self, "client", None)
+        if client is not None:
+            client.close()
+        if self.cluster is not None:
+            self.cluster.close()
+            self.cluster = None
+
+
+def _one_line(e: BaseException) -> str:
+    return " ".join(str(e).split()) or type(e).__name__
+
+
+def open_backend(scheduler: str | None, workers: int | None) -> Backend:
+    """The process pool, or a Dask client connected (or a cluster started) now."""
+    n = workers or os.cpu_count() or 1
+    if n < 1:
+        raise SchedulerError(f"--workers must be at least 1, got {n}")
+    if scheduler is None:
+        return LocalPool(n)
+    return DaskBackend(scheduler, n)
+
+
+@dataclass(frozen=True)
+class SweepSummary:
+    experiment: str
+    db: Path
+    total: int
+    stored_before: int
+    ran: int
+
+
+def sweep(
+    exp: Experiment,
+    db_path: Path | None = None,
+    scheduler: str | None = None,
+    workers: int | None = None,
+    force: bool = False,
+    quiet: bool = False,
+) -> SweepSummary:
+    """Runs every run of ``exp`` not yet stored (all with ``force``), storing each at once.
+
+    Everything that can be wrong with the input (the experiment, the scheduler) has been
+    reported before the first run starts: the experiment was checked when loaded and the
+    back end connects here, before the database is touched.
+    """
+    db = ResultsDB(db_path or exp.default_db())
+    backend = open_backend(scheduler, workers)
+    try:
+        db.create()
+        stored = set() if force else db.stored_ids(exp.name)
+        todo = [r for r in exp.runs if r.run_id not in stored]
+        by_config: dict[str, RunSpec] = {r.config_json: r for r in todo}
+        done_before = len(exp.runs) - len(todo)
+        with _progress(len(exp.runs), done_before, exp.name, quiet) as bar:
+            for config_json, result in backend.run(execute, list(by_config)):
+                run = by_config[config_json]
+                db.write(exp.name, run.run_id, config_json, result)
+                bar.update(1)
+    finally:
+        backend.close()
+    return SweepSummary(exp.name, db.path, len(exp.runs), done_before, len(todo))
+
+
+def _progress(total: int, initial: int, name: str, quiet: bool) -> Any:
+    """A tqdm bar over runs (done / total, rate, ETA), off when quiet or not on a terminal."""
+    from tqdm import tqdm
+
+    disable = quiet or not sys.stdout.isatty()
+    return tqdm(total=total, initial=initial, desc=name, unit="run", disable=disable, file=sys.stderr)
