@@ -721,9 +721,8 @@ impl Engine {
             // nothing pending first, else the less loaded copy, else the first.
             // (md's closest-head rule is approximated by load: both copies sit
             // at the same offset of neighbouring disks.)
-            let mut pick_second = |d0: u32, d1: u32| {
-                queues[d1 as usize].outstanding() < queues[d0 as usize].outstanding()
-            };
+            let mut pick_second =
+                |d0: u32, d1: u32| queues[d1 as usize].outstanding() < queues[d0 as usize].outstanding();
             self.layout.map_read(array_block, blocks, &mut pick_second, &mut extents);
         }
         if extents.len() > 1 {

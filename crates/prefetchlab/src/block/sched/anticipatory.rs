@@ -286,8 +286,7 @@ impl Anticipatory {
         if self.changed_batch || self.new_batch {
             return false;
         }
-        now_ns > self.current_batch_expires_ns
-            || (self.batch_write && self.current_write_count == 0)
+        now_ns > self.current_batch_expires_ns || (self.batch_write && self.current_write_count == 0)
     }
 
     fn antic_expired(&self, now_ns: TimeNs) -> bool {
@@ -315,11 +314,7 @@ impl Anticipatory {
             self.new_seek_mean_sectors = self.new_seek_total / FIXED_ONE;
         }
         // Keep one odd far seek from dominating.
-        let slack = if st.seek_samples <= 60 {
-            2 * 1024 * 1024
-        } else {
-            2 * 1024 * 64
-        };
+        let slack = if st.seek_samples <= 60 { 2 * 1024 * 1024 } else { 2 * 1024 * 64 };
         let sdist = sdist.min(st.seek_mean_sectors.saturating_mul(4).saturating_add(slack));
         st.seek_samples = (7 * st.seek_samples + FIXED_ONE) / 8;
         st.seek_total = (7 * st.seek_total).saturating_add(FIXED_ONE.saturating_mul(sdist)) / 8;
@@ -335,9 +330,7 @@ impl Anticipatory {
         if st.io_running || st.io_started {
             let mut ttime_ns = 0;
             if st.io_running && st.nr_queued == 0 {
-                ttime_ns = now_ns
-                    .saturating_sub(st.last_end_request_ns)
-                    .min(MAX_THINKTIME_NS);
+                ttime_ns = now_ns.saturating_sub(st.last_end_request_ns).min(MAX_THINKTIME_NS);
             }
             self.update_thinktime(stream, ttime_ns);
             self.update_seekdist(stream, req.lba_sector.abs_diff(st.last_request_end));
@@ -370,11 +363,7 @@ impl Anticipatory {
         }
         let seek = last.abs_diff(next);
         let st = &self.streams[p];
-        let expected = if st.seek_samples == 0 {
-            self.new_seek_mean_sectors
-        } else {
-            st.seek_mean_sectors
-        };
+        let expected = if st.seek_samples == 0 { self.new_seek_mean_sectors } else { st.seek_mean_sectors };
         expected > seek
     }
 
@@ -420,11 +409,7 @@ impl Anticipatory {
     /// `as_antic_waitreq` / `as_antic_waitnext`: start waiting; the answer.
     fn start_waiting(&mut self) -> Pick {
         if self.antic_status == AnticStatus::Off {
-            self.antic_status = if self.ioc_finished {
-                AnticStatus::WaitNext
-            } else {
-                AnticStatus::WaitReq
-            };
+            self.antic_status = if self.ioc_finished { AnticStatus::WaitNext } else { AnticStatus::WaitReq };
         }
         self.waiting_answer()
     }
@@ -507,9 +492,7 @@ impl Anticipatory {
         }
         self.batch_write = write;
         self.last_check_fifo_ns[dir(write)] = now_ns;
-        Step::Candidate(
-            Self::oldest(queue, write).expect("the chosen direction has a pending request"),
-        )
+        Step::Candidate(Self::oldest(queue, write).expect("the chosen direction has a pending request"))
     }
 }
 
@@ -575,10 +558,8 @@ impl Scheduler for Anticipatory {
         self.ensure_stream(req.stream);
         self.update_iohist(req.stream as usize, req, now_ns);
         self.streams[req.stream as usize].nr_queued += 1;
-        if matches!(
-            self.antic_status,
-            AnticStatus::WaitReq | AnticStatus::WaitNext
-        ) && self.can_break_anticipation(Some(req), now_ns)
+        if matches!(self.antic_status, AnticStatus::WaitReq | AnticStatus::WaitNext)
+            && self.can_break_anticipation(Some(req), now_ns)
         {
             self.antic_status = AnticStatus::Finished;
         }
@@ -653,11 +634,7 @@ mod tests {
 
     impl Harness {
         fn new() -> Self {
-            Harness {
-                s: Anticipatory::new(2),
-                queue: Vec::new(),
-                next_id: 0,
-            }
+            Harness { s: Anticipatory::new(2), queue: Vec::new(), next_id: 0 }
         }
 
         /// A request arrives; returns its id.
@@ -665,14 +642,7 @@ mod tests {
             self.add_aged(stream, lba_sector, write, now, now)
         }
 
-        fn add_aged(
-            &mut self,
-            stream: u32,
-            lba: u64,
-            write: bool,
-            arrival: TimeNs,
-            now: TimeNs,
-        ) -> u32 {
+        fn add_aged(&mut self, stream: u32, lba: u64, write: bool, arrival: TimeNs, now: TimeNs) -> u32 {
             let id = self.next_id;
             self.next_id += 1;
             let r = Queued {
@@ -760,15 +730,9 @@ mod tests {
     fn waits_for_the_same_streams_close_read_and_stops_when_it_arrives() {
         let (mut h, last, done, other) = sequential_reader_then_other(500_000);
         // Stream 0 thinks ~100 µs and reads sequentially: wait for it.
-        assert_eq!(
-            h.pick(done + 10 * US),
-            Pick::WaitUntil(done + ANTIC_EXPIRE_NS)
-        );
+        assert_eq!(h.pick(done + 10 * US), Pick::WaitUntil(done + ANTIC_EXPIRE_NS));
         // Asked again before the window ends (e.g. after an arrival): still waiting.
-        assert_eq!(
-            h.pick(done + 50 * US),
-            Pick::WaitUntil(done + ANTIC_EXPIRE_NS)
-        );
+        assert_eq!(h.pick(done + 50 * US), Pick::WaitUntil(done + ANTIC_EXPIRE_NS));
         // Its next read arrives: the wait ends and that read goes first.
         let mine = h.add(0, last.end_sector, false, done + 200 * US);
         h.serve(mine, done + 200 * US);
@@ -797,16 +761,10 @@ mod tests {
     #[test]
     fn wait_times_out_after_antic_expire() {
         let (mut h, _last, done, other) = sequential_reader_then_other(500_000);
-        assert_eq!(
-            h.pick(done + 10 * US),
-            Pick::WaitUntil(done + ANTIC_EXPIRE_NS)
-        );
+        assert_eq!(h.pick(done + 10 * US), Pick::WaitUntil(done + ANTIC_EXPIRE_NS));
         // A far read of a third stream arriving mid-window does not end it.
         let third = h.add(2, 90_000_000, false, done + 3 * MS);
-        assert_eq!(
-            h.pick(done + 3 * MS),
-            Pick::WaitUntil(done + ANTIC_EXPIRE_NS)
-        );
+        assert_eq!(h.pick(done + 3 * MS), Pick::WaitUntil(done + ANTIC_EXPIRE_NS));
         // The timer fires: normal dispatch (the elevator takes the nearer one).
         assert_eq!(h.pick_id(done + ANTIC_EXPIRE_NS), Ok(other));
         h.dispatch_id(other, done + ANTIC_EXPIRE_NS);
@@ -816,10 +774,7 @@ mod tests {
     #[test]
     fn a_close_read_from_another_stream_ends_the_wait() {
         let (mut h, last, done, other) = sequential_reader_then_other(500_000);
-        assert_eq!(
-            h.pick(done + 10 * US),
-            Pick::WaitUntil(done + ANTIC_EXPIRE_NS)
-        );
+        assert_eq!(h.pick(done + 10 * US), Pick::WaitUntil(done + ANTIC_EXPIRE_NS));
         let seeks_before = h.s.streams[0].seek_samples;
         // Stream 2 reads 100 sectors past where stream 0 stopped.
         let near = h.add(2, last.end_sector + 100, false, done + MS);
@@ -965,10 +920,7 @@ mod tests {
         // Both beyond MAXBACK behind: wrap to the lowest.
         assert_eq!(s.next_in_sort(&q(&[3_000_000, 100]), false), Some(1));
         // Within MAXBACK beats a wrap, even at 1 Mi sectors.
-        assert_eq!(
-            s.next_in_sort(&q(&[100, 5_000_000 - MAXBACK_SECTORS]), false),
-            Some(1)
-        );
+        assert_eq!(s.next_in_sort(&q(&[100, 5_000_000 - MAXBACK_SECTORS]), false), Some(1));
         // Writes are a separate direction.
         assert_eq!(s.next_in_sort(&q(&[100]), true), None);
     }

@@ -46,10 +46,7 @@ mod tests {
     }
 
     fn head(lba_sector: u64) -> Head {
-        Head {
-            lba_sector,
-            pos: lba_sector / 100,
-        }
+        Head { lba_sector, pos: lba_sector / 100 }
     }
 
     /// Runs the elevator to exhaustion and returns the LBAs in service order.
@@ -60,10 +57,7 @@ mod tests {
                 panic!("C-LOOK never idles with work pending");
             };
             let r = queue.remove(i);
-            h = Head {
-                lba_sector: r.end_sector,
-                pos: r.end_sector / 100,
-            };
+            h = Head { lba_sector: r.end_sector, pos: r.end_sector / 100 };
             order.push(r.lba_sector);
         }
         order
@@ -80,16 +74,7 @@ mod tests {
     fn wraps_to_lowest_when_nothing_ahead() {
         let queue = [req(0, 300), req(1, 100), req(2, 200)];
         assert_eq!(CLook.pick(&queue, head(500), 0), Pick::Dispatch(1));
-        let order = drain(
-            vec![
-                req(0, 300),
-                req(1, 900),
-                req(2, 100),
-                req(3, 600),
-                req(4, 50),
-            ],
-            head(500),
-        );
+        let order = drain(vec![req(0, 300), req(1, 900), req(2, 100), req(3, 600), req(4, 50)], head(500));
         assert_eq!(order, vec![600, 900, 50, 100, 300]);
     }
 

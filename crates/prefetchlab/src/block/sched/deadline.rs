@@ -65,12 +65,7 @@ impl Default for Deadline {
 
 impl Deadline {
     pub fn new() -> Self {
-        Deadline {
-            last_end_sector: 0,
-            last_write: None,
-            batching: 0,
-            starved: 0,
-        }
+        Deadline { last_end_sector: 0, last_write: None, batching: 0, starved: 0 }
     }
 
     /// The next request of direction `write` in ascending LBA order at or past
@@ -82,8 +77,7 @@ impl Deadline {
             if r.write != write {
                 continue;
             }
-            if r.lba_sector >= self.last_end_sector
-                && next.is_none_or(|n| r.lba_sector < queue[n].lba_sector)
+            if r.lba_sector >= self.last_end_sector && next.is_none_or(|n| r.lba_sector < queue[n].lba_sector)
             {
                 next = Some(i);
             }
@@ -215,10 +209,7 @@ mod tests {
         let mut dl = Deadline::new();
         dl.on_dispatch(&req(9, 1_000, false, 0), 0);
         dl.batching = FIFO_BATCH;
-        assert_eq!(
-            dl.pick(&queue, Head::default(), READ_EXPIRE_NS),
-            Pick::Dispatch(1)
-        );
+        assert_eq!(dl.pick(&queue, Head::default(), READ_EXPIRE_NS), Pick::Dispatch(1));
     }
 
     #[test]
@@ -227,10 +218,7 @@ mod tests {
         dl.on_dispatch(&req(9, 1_000, false, 0), 0);
         dl.batching = 3;
         let queue = [req(0, 10, false, 0), req(1, 1_100, false, 100)];
-        assert_eq!(
-            dl.pick(&queue, Head::default(), 10 * READ_EXPIRE_NS),
-            Pick::Dispatch(1)
-        );
+        assert_eq!(dl.pick(&queue, Head::default(), 10 * READ_EXPIRE_NS), Pick::Dispatch(1));
     }
 
     #[test]

@@ -35,10 +35,7 @@ mod tests {
     #[test]
     fn serves_in_arrival_order_regardless_of_position() {
         let queue = [req(0, 900_000), req(1, 8), req(2, 100)];
-        let head = Head {
-            lba_sector: 100,
-            pos: 0,
-        };
+        let head = Head { lba_sector: 100, pos: 0 };
         assert_eq!(Fcfs.pick(&queue, head, 0), Pick::Dispatch(0));
         assert_eq!(Fcfs.pick(&queue[1..], head, 0), Pick::Dispatch(0));
     }

@@ -15,12 +15,7 @@ pub struct Sstf;
 
 impl Scheduler for Sstf {
     fn pick(&mut self, queue: &[Queued], head: Head, _now_ns: TimeNs) -> Pick {
-        let key = |r: &Queued| {
-            (
-                r.pos.abs_diff(head.pos),
-                r.lba_sector.abs_diff(head.lba_sector),
-            )
-        };
+        let key = |r: &Queued| (r.pos.abs_diff(head.pos), r.lba_sector.abs_diff(head.lba_sector));
         let mut best = 0;
         let mut best_key = key(&queue[0]);
         for (i, r) in queue.iter().enumerate().skip(1) {
