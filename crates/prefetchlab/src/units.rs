@@ -24,19 +24,20 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
         .unwrap_or(t.len());
     let (num, unit) = t.split_at(split);
     let unit = unit.trim();
-    let mult: u64 =
-        match unit.to_ascii_lowercase().as_str() {
-            "" | "b" => 1,
-            "k" | "kb" | "kib" => 1 << 10,
-            "m" | "mb" | "mib" => 1 << 20,
-            "g" | "gb" | "gib" => 1 << 30,
-            "t" | "tb" | "tib" => 1 << 40,
-            "s" | "sector" | "sectors" => SECTOR_BYTES,
-            "p" | "page" | "pages" => PAGE_BYTES,
-            _ => return Err(format!(
+    let mult: u64 = match unit.to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "k" | "kb" | "kib" => 1 << 10,
+        "m" | "mb" | "mib" => 1 << 20,
+        "g" | "gb" | "gib" => 1 << 30,
+        "t" | "tb" | "tib" => 1 << 40,
+        "s" | "sector" | "sectors" => SECTOR_BYTES,
+        "p" | "page" | "pages" => PAGE_BYTES,
+        _ => {
+            return Err(format!(
                 "bad size `{text}`: expected a number with B, KiB, MiB, GiB, TiB, sectors or pages"
-            )),
-        };
+            ))
+        }
+    };
     if num.is_empty() {
         return Err(format!(
             "bad size `{text}`: expected a number such as \"128KiB\""
