@@ -290,7 +290,7 @@ impl Engine {
                 return Ok(());
             }
             events += 1;
-            if events % PROGRESS_EVERY_EVENTS == 0 {
+            if events.is_multiple_of(PROGRESS_EVERY_EVENTS) {
                 let p = Progress {
                     sim_ns: t,
                     duration_ns: self.duration_ns,
