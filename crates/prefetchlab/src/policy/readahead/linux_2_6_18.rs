@@ -443,6 +443,16 @@ mod tests {
         assert!(!r.flag_miss);
     }
 
+    /// `ra_pages == 0`: step 3 exits at once, every page is read alone.
+    #[test]
+    fn zero_max_reads_nothing_ahead() {
+        let mut f = MockFile::new(10);
+        let mut ra = Linux2618::new(0);
+        f.read_sequential(&mut ra, 2, 5);
+        assert!(f.windows.is_empty());
+        assert_eq!(f.fallback_reads, (0..10).collect::<Vec<u64>>());
+    }
+
     /// 256 pages found cached by readahead switch it off (INCACHE); only a
     /// miss read alone switches it back on.
     #[test]

@@ -8,6 +8,8 @@
 //! | `linux` 2.6.18 | [`linux_2_6_18`] | §1.2 old ahead-window readahead |
 //! | `linux` 2.6.24 / 3.10 / 3.12 | [`ondemand`] | §1.3 on-demand readahead |
 //!
+//! The window-size helpers both Linux schemes use (§1.1) are in [`sizing`].
+//!
 //! The page cache drives a policy through [`Readahead`]: for every page of a
 //! buffered read it reports the page's state, and the policy answers by
 //! submitting windows through [`RaContext`]. All offsets and sizes are in

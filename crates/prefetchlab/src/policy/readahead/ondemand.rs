@@ -38,6 +38,11 @@
 //! `Marker` (see [`Readahead::on_page`]) and the async entry runs at once,
 //! as the kernel's read loop does.
 //!
+//! The sequential-miss test `offset − (prev_pos >> PAGE_SHIFT) <= 1` is done
+//! in unsigned 64-bit arithmetic, as on a 64-bit kernel (§1.3 step 5); the
+//! 3.13 fix of this test ("readahead: fix sequential read cache miss
+//! detection") only changed 32-bit kernels, where the difference was signed.
+//!
 //! Window kinds: windows from the sync entry are [`WindowKind::Sync`], from
 //! the async entry [`WindowKind::Async`].
 //!
