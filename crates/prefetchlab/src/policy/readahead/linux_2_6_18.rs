@@ -1,6 +1,6 @@
 //! Linux 2.6.18 readahead: a current and an ahead window (algorithms.md §1.2).
 //!
-//! This is the "SEQP" of [TC09] and [JCP12] (decisions.md #3). Each item
+//! This is the "SEQP" of \[TC09\] and \[JCP12\] (decisions.md #3). Each item
 //! below is one piece of §1.2, in the kernel's own order, so the code can be
 //! checked line by line against the spec (and 2.6.18's `mm/readahead.c`):
 //!
@@ -10,15 +10,15 @@
 //!   `req_size = last_index - index`, and returns the new `next_index`. A page
 //!   still missing after that is read alone and reported through
 //!   [`Readahead::on_fallback_miss`] = `handle_ra_miss`.
-//! * **`page_cache_readahead`** steps 1–9: [`Linux2618::page_cache_readahead`].
+//! * **`page_cache_readahead`** steps 1–9: `page_cache_readahead`.
 //! * **Ahead window** build with `force`, blocking vs non-blocking (a
 //!   non-blocking read is skipped when [`RaContext::congested`], and the
-//!   ahead window is then dropped): [`Linux2618::make_ahead_window`].
+//!   ahead window is then dropped): `make_ahead_window`.
 //! * **Old ramp-up** with the MISS flag and `VM_MIN_READAHEAD` (4 pages):
-//!   [`Linux2618::next_ra_size_old`]; first window from
-//!   [`sizing::get_init_ra_size`].
+//!   `next_ra_size_old`; first window from
+//!   [`get_init_ra_size`](super::sizing::get_init_ra_size).
 //! * **Already-cached rule** (`cache_hit`, `VM_MAX_CACHE_HIT` = 256, INCACHE):
-//!   [`Linux2618::check_ra_success`].
+//!   `check_ra_success`.
 //!
 //! Kernel quantities that are `unsigned long` and may wrap (`prev_page`
 //! starts at −1, the dropped ahead window keeps `ahead_size += ahead_start`)

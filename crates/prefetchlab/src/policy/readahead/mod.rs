@@ -4,7 +4,7 @@
 //! |---|---|---|
 //! | `none` | [`none`] | §2 "No prefetching" |
 //! | `obl` | [`obl`] | §2 OBL, miss-triggered (decisions.md #6f) |
-//! | `seqp` | [`seqp`] | [TC09] Fig. 3 didactic synchronous SEQP (decisions.md #3) |
+//! | `seqp` | [`seqp`] | \[TC09\] Fig. 3 didactic synchronous SEQP (decisions.md #3) |
 //! | `linux` 2.6.18 | [`linux_2_6_18`] | §1.2 old ahead-window readahead |
 //! | `linux` 2.6.24 / 3.10 / 3.12 | [`ondemand`] | §1.3 on-demand readahead |
 //!

@@ -1,6 +1,6 @@
 //! Linux on-demand readahead, 2.6.23 → 3.x (algorithms.md §1.3), in three
 //! variants (decisions.md #11): `2.6.24`, `3.10` (default: the 2.6.31–3.11
-//! logic that SARA [IEICE13] modified) and `3.12` (conservative context
+//! logic that SARA \[IEICE13\] modified) and `3.12` (conservative context
 //! readahead).
 //!
 //! Each piece of §1.3, in the kernel's order:
@@ -14,7 +14,7 @@
 //!   is read-congested the async entry returns without reading; the marker is
 //!   gone, so the trigger is lost and the stream continues by a sync miss at
 //!   the window end (an "expected offset").
-//! * **`ondemand(offset, req, hit_marker)`** steps 1–9: [`OnDemand::ondemand`],
+//! * **`ondemand(offset, req, hit_marker)`** steps 1–9: `ondemand`,
 //!   with `max = ra_pages` (`max_sane_readahead` ignored: memory is not a
 //!   limit here). Sizes from [`sizing`](super::sizing) (§1.1).
 //! * **Submit** (`__do_page_cache_readahead`: skip cached pages, stop at EOF,
@@ -46,9 +46,9 @@
 //! Window kinds: windows from the sync entry are [`WindowKind::Sync`], from
 //! the async entry [`WindowKind::Async`].
 //!
-//! Golden (§1.3): [IEICE13] Fig. 1 (max 32, 2 pages per call)
+//! Golden (§1.3): \[IEICE13\] Fig. 1 (max 32, 2 pages per call)
 //! `[0,3]` async 2, `[4,11]`, `[12,27]`, `[28,59]`, `[60,91]`, …; one page per
-//! call the windows of the 2.6.18 trace; [IEICE13] Fig. 3 (max 16)
+//! call the windows of the 2.6.18 trace; \[IEICE13\] Fig. 3 (max 16)
 //! `[0,3] [4,11] [12,27] [28,43] [44,59] [60,75]`.
 
 use super::sizing::{get_init_ra_size, get_next_ra_size};
@@ -304,7 +304,7 @@ mod tests {
             .collect()
     }
 
-    /// [IEICE13] Fig. 1: max 32, two pages per call. Inclusive ranges as in
+    /// \[IEICE13\] Fig. 1: max 32, two pages per call. Inclusive ranges as in
     /// the figure.
     #[test]
     fn golden_ieice13_fig1() {
@@ -332,7 +332,7 @@ mod tests {
     }
 
     /// One page per call, max 32: the windows of the 2.6.18 trace (§1.2),
-    /// but each issued one window earlier, at the marker.
+    /// issued at the same calls (0, 1, 4, 12, 28, …), here by marker hits.
     #[test]
     fn golden_one_page_per_call() {
         let mut f = MockFile::new(1000);
@@ -366,7 +366,7 @@ mod tests {
         assert_eq!(spans(&f), spans(&g));
     }
 
-    /// [IEICE13] Fig. 3: max 16, two pages per call, RAID-0 of 2 disks with
+    /// \[IEICE13\] Fig. 3: max 16, two pages per call, RAID-0 of 2 disks with
     /// 16-page strips, file from LBA 0: from [12,27] on every window costs 2
     /// disk requests.
     #[test]

@@ -1,7 +1,7 @@
-//! The didactic synchronous SEQP of [TC09] Fig. 3 (algorithms.md §2 and the
+//! The didactic synchronous SEQP of \[TC09\] Fig. 3 (algorithms.md §2 and the
 //! SEQP column of §3.1's golden table; decisions.md #3).
 //!
-//! [TC09]'s experiments call the Linux 2.6.18 readahead "SEQP" (that is
+//! \[TC09\]'s experiments call the Linux 2.6.18 readahead "SEQP" (that is
 //! [`super::linux_2_6_18`]); its Fig. 3 explains SEQP with a simpler rule,
 //! which this module implements so that the figure can be reproduced:
 //!
@@ -18,7 +18,7 @@
 //!   window) does not depend on the request size;
 //! * `init` is clamped to `1..=max`, and `max` to at least 1.
 //!
-//! Golden ([TC09] Fig. 3, §3.1 SEQP column): a 20-page file read one page per
+//! Golden (\[TC09\] Fig. 3, §3.1 SEQP column): a 20-page file read one page per
 //! call with `max = 4` gives 7 windows `[0,1) [1,3) [3,7) [7,11) [11,15)
 //! [15,19) [19,20)`.
 
@@ -78,7 +78,7 @@ mod tests {
     use super::super::testing::MockFile;
     use super::*;
 
-    /// [TC09] Fig. 3/4, SEQP column of §3.1: 7 prefetches, 11 disk requests
+    /// \[TC09\] Fig. 3/4, SEQP column of §3.1: 7 prefetches, 11 disk requests
     /// (file at physical blocks B16–B35, 4-block strips).
     #[test]
     fn golden_tc09_fig3() {
