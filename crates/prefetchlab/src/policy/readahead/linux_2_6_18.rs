@@ -16,7 +16,7 @@
 //!   ahead window is then dropped): `make_ahead_window`.
 //! * **Old ramp-up** with the MISS flag and `VM_MIN_READAHEAD` (4 pages):
 //!   `next_ra_size_old`; first window from
-//!   [`get_init_ra_size`](super::sizing::get_init_ra_size).
+//!   [`get_init_ra_size`].
 //! * **Already-cached rule** (`cache_hit`, `VM_MAX_CACHE_HIT` = 256, INCACHE):
 //!   `check_ra_success`.
 //!
