@@ -407,6 +407,13 @@ impl Engine {
                 let mut ctx = RaCtx { e: self, stream: s, file, demand_start: idx, demand_end: end };
                 policies[s as usize].on_page(&mut ctx, idx, end - idx, status);
                 slot = self.cache.lookup(file, idx);
+                if status == PageStatus::Missing && slot != NONE && self.cache.has_marker(slot) {
+                    // the window just read put its marker on this very page
+                    self.cache.clear_marker(slot);
+                    let mut ctx = RaCtx { e: self, stream: s, file, demand_start: idx, demand_end: end };
+                    policies[s as usize].on_page(&mut ctx, idx, end - idx, PageStatus::Marker);
+                    slot = self.cache.lookup(file, idx);
+                }
                 if slot == NONE {
                     self.read_pages(s, file, idx, 1, idx, end, IoEvent::PageRead, None);
                     policies[s as usize].on_fallback_miss(idx);
