@@ -1,0 +1,129 @@
+"""``prefetchlab reproduce``: the claims as JSON, and the report page in a real browser
+(headless Chromium from Debian's ``chromium`` and ``chromium-driver``, never downloaded)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .sweep_files import cli
+
+REPO = Path(__file__).resolve().parents[1]
+DEMO = REPO / "experiments" / "foundation-demo.toml"
+
+#: A claim that cannot hold (x > 2x for a positive x), appended to the demo.
+FALSE_CLAIM = """
+[[claim]]
+text = "A deliberately false claim: at 4 streams, the bandwidth exceeds twice itself"
+where = { "workload.streams" = 4, "readahead.max" = "512KiB" }
+check = "bandwidth_mb_s > 2 * bandwidth_mb_s"
+paper = "2x"
+"""
+
+
+@pytest.fixture(scope="module")
+def reproduced(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
+    """Runs ``reproduce --json`` on the demo experiment plus a false claim; (report dir, JSON)."""
+    root = tmp_path_factory.mktemp("reproduce")
+    (root / "experiments").mkdir()
+    (root / "experiments" / "foundation-demo.toml").write_text(DEMO.read_text() + FALSE_CLAIM)
+    (root / "experiments" / "plain.toml").write_text("[workload]\nstreams = 2\n")  # not an experiment
+    r = cli("reproduce", "--json", "--workers", "2", cwd=root)
+    assert r.returncode == 0, r.stderr
+    return root / "report", json.loads(r.stdout)
+
+
+def test_reproduce_lists_every_claim_with_the_paper_and_ours(reproduced: tuple[Path, dict[str, Any]]) -> None:
+    _, out = reproduced
+    claims = out["claims"]
+    assert [set(c) for c in claims] == [{"experiment", "claim", "paper", "ours", "holds"}] * 3
+    assert {c["experiment"] for c in claims} == {"foundation-demo"}
+    true1, true2, false = claims
+    assert true1["holds"] is True and true1["ours"] >= 1.0
+    assert true2["holds"] is True and true2["ours"] > 1.0
+    assert false["holds"] is False and false["ours"] == pytest.approx(1.0) and false["paper"] == "2x"
+
+
+def _browser() -> tuple[str, str]:
+    chromium = shutil.which("chromium") or "/usr/bin/chromium"
+    driver = shutil.which("chromedriver") or "/usr/bin/chromedriver"
+    if not (os.access(chromium, os.X_OK) and os.access(driver, os.X_OK)):
+        pytest.skip("Debian's chromium and chromium-driver are not installed (make test installs them)")
+    return chromium, driver
+
+
+@pytest.fixture
+def browser(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    chromium, driver = _browser()
+    monkeypatch.setenv("SE_OFFLINE", "true")  # Selenium Manager must never download anything
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    profile = tempfile.mkdtemp(prefix="prefetchlab-chromium-")
+    for arg in (
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        f"--user-data-dir={profile}",
+        "--window-size=1200,900",
+    ):
+        options.add_argument(arg)
+    b = webdriver.Chrome(options=options, service=Service(executable_path=driver))
+    try:
+        yield b
+    finally:
+        b.quit()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+def test_report_renders_with_figures_and_claim_tables(
+    reproduced: tuple[Path, dict[str, Any]], browser: Any
+) -> None:
+    from selenium.webdriver.common.by import By
+
+    report, _ = reproduced
+    page = report / "index.html"
+    html = page.read_text()
+    assert 'src="data:image/png;base64,' in html and "figures/" not in html  # self-contained
+    browser.get(page.as_uri())
+    browser.execute_async_script(
+        "const done = arguments[arguments.length - 1];"
+        "Promise.all([...document.images].map(i => i.decode().catch(() => null))).then(() => done());"
+    )
+    images = browser.find_elements(By.TAG_NAME, "img")
+    assert len(images) == 1
+    for img in images:
+        assert browser.execute_script("return arguments[0].complete && arguments[0].naturalWidth", img) > 0
+        assert img.size["width"] > 100 and img.size["height"] > 100
+    tables = browser.find_elements(By.CSS_SELECTOR, "table.claims")
+    assert len(tables) == 1
+    headers = [th.text for th in tables[0].find_elements(By.TAG_NAME, "th")]
+    assert headers == ["claim", "paper", "ours", "holds?"]
+    rows = tables[0].find_elements(By.CSS_SELECTOR, "tr.claim")
+    assert len(rows) == 3
+    verdicts = [row.find_elements(By.TAG_NAME, "td")[-1] for row in rows]
+    assert [v.text for v in verdicts] == ["holds", "holds", "does not hold"]
+    assert "deliberately false" in rows[2].text and rows[2].get_attribute("data-holds") == "false"
+    assert verdicts[2].get_attribute("class") == "fails"
+    # Shown differently from a claim that holds.
+    colours = {v.value_of_css_property("background-color") for v in verdicts}
+    assert len(colours) == 2
+    # The configuration behind the figure.
+    config = browser.find_element(By.CSS_SELECTOR, "section#foundation-demo details pre").text
+    assert "streams = [1, 4, 16, 64]" in config and 'max = ["128KiB", "512KiB"]' in config
+    summary = browser.find_element(By.CSS_SELECTOR, "table.summary").text
+    assert "3 2 1" in summary.replace("\n", " ")

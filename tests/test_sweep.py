@@ -1,0 +1,219 @@
+"""Sweeps: expansion of an experiment file, the two back ends, resuming after SIGKILL, and
+bad input reported before any run."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+import duckdb
+import pytest
+from prefetchlab.experiment import ExperimentError, load_experiment
+
+from .sweep_files import CLI, cli, columns, configs, demo_like, one_error_line, table, write
+
+
+def test_axes_expand_to_the_cartesian_product(tmp_path: Path) -> None:
+    exp = load_experiment(write(tmp_path, "e.toml", demo_like()))
+    assert len(exp.runs) == 32
+    assert [a.key for a in exp.axes] == ["array.disks", "array.strip", "readahead.max", "workload.streams"]
+    assert len({r.run_id for r in exp.runs}) == 32
+    first = exp.runs[0]
+    assert first.point == {
+        "array.disks": 2,
+        "array.strip": "64KiB",
+        "readahead.max": "128KiB",
+        "workload.streams": 1,
+    }
+    assert first.flat["array.strip"] == 64 << 10 and first.flat["run.seed"] == 7
+
+
+def test_run_ids_depend_only_on_the_resolved_configuration(tmp_path: Path) -> None:
+    a = load_experiment(write(tmp_path, "a.toml", demo_like()))
+    # The same sweep spelled differently: sizes in bytes, axes in another order, another name.
+    text = (
+        demo_like(name="other")
+        .replace('max = ["128KiB", "512KiB"]', "max = [524288, 131072]")
+        .replace("streams = [1, 2, 4, 8]", "streams = [8, 4, 2, 1]")
+    )
+    b = load_experiment(write(tmp_path, "b.toml", text))
+    assert {r.run_id for r in a.runs} == {r.run_id for r in b.runs}
+    # A changed value anywhere changes the id.
+    c = load_experiment(write(tmp_path, "c.toml", demo_like().replace("seed = 7", "seed = 8")))
+    assert not {r.run_id for r in a.runs} & {r.run_id for r in c.runs}
+
+
+def test_only_and_exclude_restrict_the_product(tmp_path: Path) -> None:
+    extra = """
+[[sweep.only]]
+"array.disks" = 5
+[[sweep.only]]
+"workload.streams" = 1
+[[sweep.exclude]]
+readahead.max = "512KiB"
+"workload.streams" = [2, 4]
+"""
+    exp = load_experiment(write(tmp_path, "e.toml", demo_like(extra=extra)))
+    # disks=5: 16 runs, less (512KiB, streams 2 or 4) x 2 strips = 4 -> 12; plus disks=2 at
+    # 1 stream: 4 runs (none excluded).
+    assert len(exp.runs) == 16
+    for r in exp.runs:
+        assert r.point["array.disks"] == 5 or r.point["workload.streams"] == 1
+        assert not (r.point["readahead.max"] == "512KiB" and r.point["workload.streams"] in (2, 4))
+
+
+def test_selector_naming_an_unknown_key_is_an_error(tmp_path: Path) -> None:
+    extra = '\n[[sweep.exclude]]\n"workload.streamz" = 1\n'
+    with pytest.raises(ExperimentError, match="workload.streamz"):
+        load_experiment(write(tmp_path, "e.toml", demo_like(extra=extra)))
+
+
+def test_process_pool_and_local_cluster_store_identical_tables(tmp_path: Path) -> None:
+    exp = write(tmp_path, "demo.toml", demo_like())
+    dbs = {
+        "pool-2": ["--workers", "2"],
+        "pool-1": ["--workers", "1"],
+        "dask": ["--scheduler", "local-cluster", "--workers", "2"],
+    }
+    for name, opts in dbs.items():
+        r = cli("sweep", exp, "--db", tmp_path / f"{name}.duckdb", *opts)
+        assert r.returncode == 0, r.stderr
+        assert "32 runs, 32 run now" in r.stdout
+    pool = table(tmp_path / "pool-2.duckdb")
+    assert len(pool) == 32
+    assert table(tmp_path / "pool-1.duckdb") == pool
+    assert table(tmp_path / "dask.duckdb") == pool
+    cols = columns(tmp_path / "pool-2.duckdb")
+    for col in ("run_id", "experiment", "config", "bandwidth_mb_s", "seed", "version", "wall_s"):
+        assert col in cols
+    # The stored configuration is the resolved one, and the metrics are not all alike.
+    assert {c["workload"]["streams"] for c in configs(tmp_path / "dask.duckdb")} == {1, 2, 4, 8}
+    bandwidths = {row[cols.index("bandwidth_mb_s")] for row in pool}
+    assert len(bandwidths) > 1
+
+
+def test_rerun_skips_stored_runs_and_force_reruns(tmp_path: Path) -> None:
+    exp = write(tmp_path, "demo.toml", demo_like())
+    assert cli("sweep", exp, "--workers", "2").returncode == 0
+    db = tmp_path / "results.duckdb"  # the default: next to the experiment
+    before = table(db, exclude=())
+    again = cli("sweep", exp, "--workers", "2")
+    assert again.returncode == 0 and "0 run now, 32 already stored" in again.stdout
+    assert table(db, exclude=()) == before  # not rewritten: even the wall times are the same
+    forced = cli("sweep", exp, "--workers", "2", "--force")
+    assert forced.returncode == 0 and "32 run now" in forced.stdout
+    assert len(table(db)) == 32
+
+
+def _row_count(db: Path) -> int:
+    """Rows stored so far; waits out the sweep's brief write locks."""
+    while True:
+        try:
+            con = duckdb.connect(str(db), read_only=True)
+        except duckdb.IOException:
+            continue  # the sweep holds the file for a write just now
+        except duckdb.Error:
+            return 0  # not created yet
+        try:
+            tables = con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'runs'").fetchone()
+            if not tables or not tables[0]:
+                return 0
+            row = con.execute("SELECT count(*) FROM runs").fetchone()
+            return int(row[0]) if row else 0
+        finally:
+            con.close()
+
+
+def test_sigkill_halfway_then_resume_gives_every_run_once(tmp_path: Path) -> None:
+    # Runs big enough that a sweep on one worker takes a while.
+    exp = write(tmp_path, "demo.toml", demo_like(file_size="16MiB", streams="[8, 16, 32, 64]"))
+    db = tmp_path / "results.duckdb"
+    proc = subprocess.Popen(
+        [*CLI, "sweep", str(exp), "--workers", "1", "--quiet"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,  # its own process group: the pool's workers die with it
+    )
+    try:
+        while proc.poll() is None and (db.exists() and _row_count(db) >= 16) is False:
+            time.sleep(0.005)
+        assert proc.poll() is None, f"the sweep ended before it was killed: {proc.stderr.read()!r}"  # type: ignore[union-attr]
+        os.killpg(proc.pid, signal.SIGKILL)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        assert proc.stderr is not None
+        proc.stderr.close()
+    assert proc.returncode == -signal.SIGKILL
+    killed_at = _row_count(db)
+    print(f"killed with {killed_at} of 32 runs stored")
+    assert 16 <= killed_at < 32, killed_at
+    done = cli("sweep", exp, "--workers", "2")
+    assert done.returncode == 0, done.stderr
+    assert f"{32 - killed_at} run now, {killed_at} already stored" in done.stdout
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        total, distinct = con.execute("SELECT count(*), count(DISTINCT run_id) FROM runs").fetchone()  # type: ignore[misc]
+    finally:
+        con.close()
+    assert (total, distinct) == (32, 32)
+    expected = {r.run_id for r in load_experiment(exp).runs}
+    assert {row[0] for row in table(db)} == expected
+
+
+# Bad input: one clear error, before any run (the database is never created).
+
+
+def test_axis_naming_an_unknown_key(tmp_path: Path) -> None:
+    text = demo_like().replace("streams = [1, 2, 4, 8]", "streamz = [1, 2, 4, 8]")
+    r = cli("sweep", write(tmp_path, "bad.toml", text))
+    assert r.returncode == 2
+    line = one_error_line(r.stderr)
+    assert "bad.toml" in line and "workload.streamz" in line
+    assert not (tmp_path / "results.duckdb").exists()
+
+
+def test_axis_with_a_bad_value_names_the_run(tmp_path: Path) -> None:
+    text = demo_like().replace("disks = [2, 5]", "disks = [2, 0]")
+    r = cli("sweep", write(tmp_path, "bad.toml", text))
+    assert r.returncode == 2
+    line = one_error_line(r.stderr)
+    assert "array.disks" in line and "array.disks=0" in line
+    assert not (tmp_path / "results.duckdb").exists()
+
+
+def test_claim_over_a_metric_that_does_not_exist(tmp_path: Path) -> None:
+    extra = """
+[[claim]]
+text = "more is better"
+check = "bandwidth_mbs[workload.streams=8, array.disks=5, array.strip=128KiB, readahead.max=512KiB] > 0"
+paper = "yes"
+"""
+    r = cli("sweep", write(tmp_path, "bad.toml", demo_like(extra=extra)))
+    assert r.returncode == 2
+    line = one_error_line(r.stderr)
+    assert "claim 1" in line and "unknown metric `bandwidth_mbs`" in line and "bandwidth_mb_s" in line
+    assert not (tmp_path / "results.duckdb").exists()
+
+
+def test_unreachable_scheduler(tmp_path: Path) -> None:
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    exp = write(tmp_path, "demo.toml", demo_like())
+    r = cli("sweep", exp, "--scheduler", f"tcp://127.0.0.1:{port}")
+    assert r.returncode == 2
+    line = one_error_line(r.stderr)
+    assert f"tcp://127.0.0.1:{port}" in line and "cannot reach" in line
+    assert not (tmp_path / "results.duckdb").exists()
+
+
+def test_scheduler_address_without_a_scheme(tmp_path: Path) -> None:
+    r = cli("sweep", write(tmp_path, "demo.toml", demo_like()), "--scheduler", "localhost")
+    assert r.returncode == 2
+    assert "tcp://HOST:PORT" in one_error_line(r.stderr)
