@@ -8,12 +8,13 @@ PY     := $(VENV)/bin/python
 PIP    := $(VENV)/bin/pip
 STAMP  := $(VENV)/.deps-stamp
 
-.PHONY: demo test build venv lint rust-test py-test bench clean
+.PHONY: demo test build venv lint rust-test py-test bench clean browser
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install --quiet --upgrade pip
-	$(PIP) install --quiet "maturin>=1.7,<2" "pytest>=8" "ruff>=0.6" "pyarrow>=14" "matplotlib>=3.8"
+	$(PIP) install --quiet "maturin>=1.7,<2" "pytest>=8" "ruff>=0.6" "pyarrow>=14" "matplotlib>=3.8" \
+		"duckdb>=1.1" "dask[distributed]>=2024.1" "tqdm>=4.66" "selenium>=4.20"
 	touch $(STAMP)
 
 venv: $(STAMP)
@@ -27,7 +28,15 @@ demo: build
 rust-test:
 	cargo test --workspace --exclude prefetchlab-py --release
 
-py-test: build
+# The report test drives Debian's Chromium headless through its chromedriver; both are
+# installed from Debian when missing (never a browser downloaded by a test library).
+browser:
+	@command -v chromium >/dev/null && command -v chromedriver >/dev/null || { \
+	  export DEBIAN_FRONTEND=noninteractive; \
+	  apt-get install -y -q chromium chromium-driver || \
+	  { apt-get update -q && apt-get install -y -q chromium chromium-driver; }; }
+
+py-test: build browser
 	$(PY) -m pytest -q
 
 lint: $(STAMP)

@@ -125,9 +125,10 @@ class _Parser:
         return tok
 
     def expect(self, value: str) -> None:
-        kind, got = self.take()
-        if got != value:
-            raise ClaimError(f"expected `{value}`, got `{got}`")
+        tok = self.peek()
+        if tok is None or tok[1] != value:
+            raise ClaimError(f"expected `{value}`, got {'the end' if tok is None else f'`{tok[1]}`'}")
+        self.i += 1
 
     def expr(self) -> Node:
         node = self.prod()

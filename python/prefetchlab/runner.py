@@ -134,7 +134,7 @@ class DaskBackend:
         if not args:
             return
         futures = {self.client.submit(fn, a, pure=False): a for a in args}
-        for fut, result in as_completed(futures, with_results=True):
+        for fut, result in as_completed(futures, loop=self.client.loop, with_results=True):
             yield futures[fut], result
 
     def close(self) -> None:
