@@ -38,12 +38,17 @@ class SchedulerError(PrefetchlabError):
     """The Dask scheduler cannot be reached or started."""
 
 
-def execute(config_json: str) -> dict[str, Any]:
-    """Simulates one resolved configuration; returns its metrics, the version and wall time."""
+def execute(
+    config_json: str, progress: Callable[[float, float, int, int], object] | None = None
+) -> dict[str, Any]:
+    """Simulates one resolved configuration; returns its metrics, the version and wall time.
+
+    ``progress(sim_s, duration_s, requests_done, requests_total)`` is the engine's callback.
+    """
     from prefetchlab import _engine
 
     start = time.perf_counter()
-    out = _engine.simulate(config_json, "json", [])
+    out = _engine.simulate(config_json, "json", [], progress)
     wall_s = time.perf_counter() - start
     report = json.loads(out["report"])
     return {"metrics": report["metrics"], "version": report["version"], "wall_s": wall_s}
@@ -102,7 +107,7 @@ class DaskBackend:
         self.cluster: Any = None
         if address == "local-cluster":
             try:
-                self.cluster = LocalCluster(
+                self.cluster = LocalCluster(  # type: ignore[no-untyped-call]
                     n_workers=workers,
                     threads_per_worker=1,
                     processes=True,
@@ -119,7 +124,9 @@ class DaskBackend:
                 )
             target = address
         try:
-            self.client = Client(target, timeout=CONNECT_TIMEOUT_S, set_as_default=False)
+            self.client = Client(  # type: ignore[no-untyped-call]
+                target, timeout=CONNECT_TIMEOUT_S, set_as_default=False
+            )
         except Exception as e:
             self.close()
             raise SchedulerError(
@@ -134,7 +141,8 @@ class DaskBackend:
         if not args:
             return
         futures = {self.client.submit(fn, a, pure=False): a for a in args}
-        for fut, result in as_completed(futures, loop=self.client.loop, with_results=True):
+        done = as_completed(futures, loop=self.client.loop, with_results=True)  # type: ignore[no-untyped-call]
+        for fut, result in done:
             yield futures[fut], result
 
     def close(self) -> None:
@@ -152,7 +160,7 @@ def _one_line(e: BaseException) -> str:
 
 def open_backend(scheduler: str | None, workers: int | None) -> Backend:
     """The process pool, or a Dask client connected (or a cluster started) now."""
-    n = workers or os.cpu_count() or 1
+    n = workers if workers is not None else os.cpu_count() or 1
     if n < 1:
         raise SchedulerError(f"--workers must be at least 1, got {n}")
     if scheduler is None:
@@ -192,13 +200,31 @@ def sweep(
         by_config: dict[str, RunSpec] = {r.config_json: r for r in todo}
         done_before = len(exp.runs) - len(todo)
         with _progress(len(exp.runs), done_before, exp.name, quiet) as bar:
-            for config_json, result in backend.run(execute, list(by_config)):
+            if len(todo) == 1 and isinstance(backend, LocalPool) and not bar.disable:
+                # One long run: run it here, with progress over its requests.
+                results = iter([(todo[0].config_json, _execute_with_progress(todo[0].config_json))])
+            else:
+                results = backend.run(execute, list(by_config))
+            for config_json, result in results:
                 run = by_config[config_json]
                 db.write(exp.name, run.run_id, config_json, result)
                 bar.update(1)
     finally:
         backend.close()
     return SweepSummary(exp.name, db.path, len(exp.runs), done_before, len(todo))
+
+
+def _execute_with_progress(config_json: str) -> dict[str, Any]:
+    from tqdm import tqdm
+
+    with tqdm(desc="  requests", unit="req", file=sys.stderr, leave=False) as bar:
+
+        def update(sim_s: float, duration_s: float, done: int, total: int) -> None:
+            bar.total = total or None
+            bar.set_postfix_str(f"{sim_s:.2f} s simulated", refresh=False)
+            bar.update(done - bar.n)
+
+        return execute(config_json, update)
 
 
 def _progress(total: int, initial: int, name: str, quiet: bool) -> Any:
