@@ -192,3 +192,11 @@ def test_plot_writes_png_and_svg(tmp_path: Path) -> None:
     assert text.lstrip().startswith("<?xml") and "<svg" in text
     # Two facets (array.disks = 2 and 5), each with a legend of the two windows.
     assert text.count("array.disks = ") >= 2 and "readahead.max = 512KiB" in text
+
+
+def test_the_documented_example_loads(tmp_path: Path) -> None:
+    readme = (Path(__file__).resolve().parents[1] / "experiments" / "README.md").read_text()
+    example = readme.split("```toml\n", 1)[1].split("```", 1)[0]
+    exp = load_experiment(write(tmp_path, "example.toml", example))
+    assert len(exp.runs) == 7  # 2 windows x 4 stream counts, less the one excluded
+    assert [f.name for f in exp.figures] == ["bandwidth"] and len(exp.claims) == 1

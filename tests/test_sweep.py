@@ -217,3 +217,10 @@ def test_scheduler_address_without_a_scheme(tmp_path: Path) -> None:
     r = cli("sweep", write(tmp_path, "demo.toml", demo_like()), "--scheduler", "localhost")
     assert r.returncode == 2
     assert "tcp://HOST:PORT" in one_error_line(r.stderr)
+
+
+def test_zero_workers(tmp_path: Path) -> None:
+    r = cli("sweep", write(tmp_path, "demo.toml", demo_like()), "--workers", "0")
+    assert r.returncode == 2
+    assert "--workers must be at least 1" in one_error_line(r.stderr)
+    assert not (tmp_path / "results.duckdb").exists()
