@@ -6,18 +6,20 @@ Columns: ``run_id`` (the stable id of the resolved configuration), ``experiment`
 ``wall_s`` (the run's wall time, seconds). The key is (experiment, run_id): the same
 configuration in two experiments is stored once for each.
 
-Every write opens the file, writes one run in one transaction and closes it again, so a sweep
-killed at any instant (even by SIGKILL) leaves exactly the runs it had committed, and other
-processes (``results show``, a test polling the row count) can read the file between two
-writes. DuckDB lets one process write or several read a file at a time; an open that meets
-another process's lock is retried for up to ``LOCK_WAIT_S`` seconds.
+Each finished run is written in its own transaction as soon as it is handed over, so a sweep
+killed at any instant (even by SIGKILL) leaves exactly the runs it had committed. The file is
+opened for each batch of runs that finished together and closed again, so other processes
+(``results show``, a test polling the row count) can read it between two writes; opening costs
+more than a write, and when runs finish faster than that, more of them are waiting at each
+opening and written through it. DuckDB lets one process write or several read a file at a
+time; an open that meets another process's lock is retried for up to ``LOCK_WAIT_S`` seconds.
 """
 
 from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -112,32 +114,42 @@ class ResultsDB:
 
     def write(self, experiment: str, run_id: str, config_json: str, result: Mapping[str, Any]) -> None:
         """Stores one finished run in its own transaction (replacing a stored one: --force)."""
-        metrics: Mapping[str, Any] = result["metrics"]
+        self.write_many(experiment, [(run_id, config_json, result)])
+
+    def write_many(self, experiment: str, runs: Sequence[tuple[str, str, Mapping[str, Any]]]) -> None:
+        """Stores finished runs, each (run_id, config_json, result) in its own transaction,
+        through one opening of the file (opening and closing it costs more than a write)."""
         cols = columns()
         names = list(metric_types())
-        missing = [n for n in names if n not in metrics]
-        if missing:
-            raise ResultsError(f"run {run_id}: the engine reported no `{missing[0]}`")
-        seed = json.loads(config_json).get("run", {}).get("seed", 0)
-        values = [
-            run_id,
-            experiment,
-            config_json,
-            *(metrics[n] for n in names),
-            seed,
-            result["version"],
-            result["wall_s"],
-        ]
         quoted = ", ".join(f'"{c}"' for c in cols)
         marks = ", ".join("?" for _ in cols)
+        rows = []
+        for run_id, config_json, result in runs:
+            metrics: Mapping[str, Any] = result["metrics"]
+            missing = [n for n in names if n not in metrics]
+            if missing:
+                raise ResultsError(f"run {run_id}: the engine reported no `{missing[0]}`")
+            seed = json.loads(config_json).get("run", {}).get("seed", 0)
+            rows.append(
+                [
+                    run_id,
+                    experiment,
+                    config_json,
+                    *(metrics[n] for n in names),
+                    seed,
+                    result["version"],
+                    result["wall_s"],
+                ]
+            )
         with connect(self.path) as con:
-            con.execute("BEGIN TRANSACTION")
-            try:
-                con.execute(f"INSERT OR REPLACE INTO runs ({quoted}) VALUES ({marks})", values)
-                con.execute("COMMIT")
-            except BaseException:
-                con.execute("ROLLBACK")
-                raise
+            for values in rows:
+                con.execute("BEGIN TRANSACTION")
+                try:
+                    con.execute(f"INSERT OR REPLACE INTO runs ({quoted}) VALUES ({marks})", values)
+                    con.execute("COMMIT")
+                except BaseException:
+                    con.execute("ROLLBACK")
+                    raise
 
     def rows(self, experiment: str | None = None) -> list[dict[str, Any]]:
         """Stored rows (of one experiment, or all), ordered by experiment and run id."""

@@ -10,7 +10,8 @@
 Each run is simulated by :func:`execute` from its resolved configuration alone, and the
 engine is deterministic, so the stored metrics do not depend on the back end, the number of
 workers or the order runs finish in. Results come back to this process, which alone writes
-the database, one transaction per finished run, as soon as the run finishes.
+the database, one transaction per finished run, as soon as the run comes back (runs that
+come back together are written through one opening of the file: see results.py).
 """
 
 from __future__ import annotations
@@ -55,11 +56,13 @@ def execute(
 
 
 class Backend(Protocol):
-    """Runs ``fn(arg)`` for many args; yields (arg, result) as each finishes."""
+    """Runs ``fn(arg)`` for many args; yields lists of (arg, result), each list the runs that
+    had finished when it was made (one at a time when runs finish slower than they are
+    stored)."""
 
     def run(
         self, fn: Callable[[str], dict[str, Any]], args: list[str]
-    ) -> Iterator[tuple[str, dict[str, Any]]]: ...
+    ) -> Iterator[list[tuple[str, dict[str, Any]]]]: ...
 
     def close(self) -> None: ...
 
@@ -71,7 +74,7 @@ class LocalPool:
 
     def run(
         self, fn: Callable[[str], dict[str, Any]], args: list[str]
-    ) -> Iterator[tuple[str, dict[str, Any]]]:
+    ) -> Iterator[list[tuple[str, dict[str, Any]]]]:
         if not args:
             return
         ctx = multiprocessing.get_context("spawn")
@@ -85,12 +88,14 @@ class LocalPool:
                 break
         while running:
             done, _ = wait(running, return_when=FIRST_COMPLETED)
+            batch = []
             for fut in done:
                 arg = running.pop(fut)
                 nxt = next(todo, None)
                 if nxt is not None:
                     running[self.pool.submit(fn, nxt)] = nxt
-                yield arg, fut.result()
+                batch.append((arg, fut.result()))
+            yield batch
 
     def close(self) -> None:
         if self.pool is not None:
@@ -135,15 +140,15 @@ class DaskBackend:
 
     def run(
         self, fn: Callable[[str], dict[str, Any]], args: list[str]
-    ) -> Iterator[tuple[str, dict[str, Any]]]:
+    ) -> Iterator[list[tuple[str, dict[str, Any]]]]:
         from dask.distributed import as_completed
 
         if not args:
             return
         futures = {self.client.submit(fn, a, pure=False): a for a in args}
         done = as_completed(futures, loop=self.client.loop, with_results=True)  # type: ignore[no-untyped-call]
-        for fut, result in done:
-            yield futures[fut], result
+        for batch in done.batches():  # type: ignore[no-untyped-call]
+            yield [(futures[fut], result) for fut, result in batch]
 
     def close(self) -> None:
         client = getattr(self, "client", None)
@@ -202,13 +207,12 @@ def sweep(
         with _progress(len(exp.runs), done_before, exp.name, quiet) as bar:
             if len(todo) == 1 and isinstance(backend, LocalPool) and not bar.disable:
                 # One long run: run it here, with progress over its requests.
-                results = iter([(todo[0].config_json, _execute_with_progress(todo[0].config_json))])
+                batches = iter([[(todo[0].config_json, _execute_with_progress(todo[0].config_json))]])
             else:
-                results = backend.run(execute, list(by_config))
-            for config_json, result in results:
-                run = by_config[config_json]
-                db.write(exp.name, run.run_id, config_json, result)
-                bar.update(1)
+                batches = backend.run(execute, list(by_config))
+            for batch in batches:
+                db.write_many(exp.name, [(by_config[c].run_id, c, result) for c, result in batch])
+                bar.update(len(batch))
     finally:
         backend.close()
     return SweepSummary(exp.name, db.path, len(exp.runs), done_before, len(todo))
