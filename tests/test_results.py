@@ -8,7 +8,7 @@ from pathlib import Path
 import duckdb
 import pyarrow.parquet as pq
 import pytest
-from prefetchlab.claims import ClaimError, evaluate, parse_check, parse_value
+from prefetchlab.claims import Check, ClaimError, evaluate, parse_check, parse_value
 from prefetchlab.experiment import ExperimentError, load_experiment, run_id
 from prefetchlab.results import ResultsDB
 from prefetchlab.runner import execute
@@ -21,7 +21,7 @@ from .sweep_files import cli, columns, demo_like, table, write
 VALUES = {"a": {"bw": 10.0, "lat": 2.0}, "b": {"bw": 4.0, "lat": 3.0}, "c": {"bw": 6.0, "lat": 1.0}}
 
 
-def _bound(text: str, ids: dict[str, list[str]], ours: str | None = None) -> object:
+def _bound(text: str, ids: dict[str, list[str]], ours: str | None = None) -> Check:
     """Parses ``text`` and binds its terms: a selector ``run=X`` picks the runs listed for X."""
     check = parse_check(text, ours)
     for term in check.terms():
@@ -32,16 +32,16 @@ def _bound(text: str, ids: dict[str, list[str]], ours: str | None = None) -> obj
 def test_claims_compare_ratios_and_report_ours_as_the_ratio() -> None:
     ids = {"a": ["a"], "b": ["b"], "all": ["a", "b", "c"]}
     check = _bound("bw[run=a] >= 2 * bw[run=b]", ids)
-    out = evaluate(check, VALUES)  # type: ignore[arg-type]
+    out = evaluate(check, VALUES)
     assert out.holds and out.ours_kind == "ratio" and out.ours == pytest.approx(2.5)
     assert (out.left, out.right) == (10.0, 8.0)
-    out = evaluate(_bound("bw[run=a] ≥ 3 × bw[run=b]", ids), VALUES)  # type: ignore[arg-type]
+    out = evaluate(_bound("bw[run=a] ≥ 3 × bw[run=b]", ids), VALUES)
     assert not out.holds and out.ours == pytest.approx(2.5)
-    out = evaluate(_bound("mean(bw) > 6.5", ids), VALUES)  # type: ignore[arg-type]
+    out = evaluate(_bound("mean(bw) > 6.5", ids), VALUES)
     assert out.holds and out.ours_kind == "value" and out.ours == pytest.approx(20 / 3)
-    out = evaluate(_bound("max(lat) - min(lat) == 2", ids), VALUES)  # type: ignore[arg-type]
+    out = evaluate(_bound("max(lat) - min(lat) == 2", ids), VALUES)
     assert out.holds
-    out = evaluate(_bound("bw[run=a] / bw[run=b] < (1 + 1.5)", ids, ours="lat[run=b]"), VALUES)  # type: ignore[arg-type]
+    out = evaluate(_bound("bw[run=a] / bw[run=b] < (1 + 1.5)", ids, ours="lat[run=b]"), VALUES)
     assert not out.holds and out.ours == 3.0
 
 
