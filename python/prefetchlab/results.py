@@ -147,8 +147,10 @@ class ResultsDB:
                 try:
                     con.execute(f"INSERT OR REPLACE INTO runs ({quoted}) VALUES ({marks})", values)
                     con.execute("COMMIT")
-                except BaseException:
-                    con.execute("ROLLBACK")
+                except BaseException as e:
+                    _rollback(con)
+                    if "interrupted" in str(e).lower():  # DuckDB's word for Ctrl-C in a query
+                        raise KeyboardInterrupt from None
                     raise
 
     def rows(self, experiment: str | None = None) -> list[dict[str, Any]]:
@@ -191,6 +193,13 @@ class ResultsDB:
                 pq.write_table(table, target)
                 written.append(target)
         return written
+
+
+def _rollback(con: duckdb.DuckDBPyConnection) -> None:
+    try:
+        con.execute("ROLLBACK")
+    except duckdb.Error:
+        pass  # nothing to roll back: the failed statement ended the transaction
 
 
 def _has_table(con: duckdb.DuckDBPyConnection) -> bool:

@@ -19,10 +19,13 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
+import signal
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -64,7 +67,29 @@ class Backend(Protocol):
         self, fn: Callable[[str], dict[str, Any]], args: list[str]
     ) -> Iterator[list[tuple[str, dict[str, Any]]]]: ...
 
-    def close(self) -> None: ...
+    def close(self) -> None:
+        """Releases the workers after the last run."""
+
+    def abort(self) -> None:
+        """Stops at once (Ctrl-C or an error): runs in flight are abandoned."""
+
+
+def _ignore_sigint() -> None:
+    """Pool workers leave Ctrl-C to the sweep, which stops them (no traceback from each)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@contextmanager
+def _sigint_ignored() -> Iterator[None]:
+    """SIGINT ignored meanwhile (in the main thread), so processes started now ignore it too."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 class LocalPool:
@@ -78,7 +103,9 @@ class LocalPool:
         if not args:
             return
         ctx = multiprocessing.get_context("spawn")
-        self.pool = ProcessPoolExecutor(max_workers=min(self.workers, len(args)), mp_context=ctx)
+        self.pool = ProcessPoolExecutor(
+            max_workers=min(self.workers, len(args)), mp_context=ctx, initializer=_ignore_sigint
+        )
         # Keep at most 2 runs per worker queued, so a killed sweep wastes little work.
         todo = iter(args)
         running: dict[Future[dict[str, Any]], str] = {}
@@ -102,6 +129,17 @@ class LocalPool:
             self.pool.shutdown(wait=True, cancel_futures=True)
             self.pool = None
 
+    def abort(self) -> None:
+        if self.pool is not None:
+            # concurrent.futures cannot stop a running task: end the workers it started.
+            workers = list(getattr(self.pool, "_processes", {}).values())
+            self.pool.shutdown(wait=False, cancel_futures=True)
+            for proc in workers:
+                proc.terminate()
+            for proc in workers:
+                proc.join()
+            self.pool = None
+
 
 class DaskBackend:
     def __init__(self, address: str, workers: int) -> None:
@@ -112,13 +150,14 @@ class DaskBackend:
         self.cluster: Any = None
         if address == "local-cluster":
             try:
-                self.cluster = LocalCluster(  # type: ignore[no-untyped-call]
-                    n_workers=workers,
-                    threads_per_worker=1,
-                    processes=True,
-                    host="127.0.0.1",
-                    dashboard_address=None,
-                )
+                with _sigint_ignored():  # its worker processes inherit it: Ctrl-C is ours
+                    self.cluster = LocalCluster(  # type: ignore[no-untyped-call]
+                        n_workers=workers,
+                        threads_per_worker=1,
+                        processes=True,
+                        host="127.0.0.1",
+                        dashboard_address=None,
+                    )
             except Exception as e:
                 raise SchedulerError(f"cannot start a local Dask cluster: {e}") from None
             target: Any = self.cluster
@@ -157,6 +196,9 @@ class DaskBackend:
         if self.cluster is not None:
             self.cluster.close()
             self.cluster = None
+
+    def abort(self) -> None:
+        self.close()  # closing the client cancels its futures
 
 
 def _one_line(e: BaseException) -> str:
@@ -213,8 +255,10 @@ def sweep(
             for batch in batches:
                 db.write_many(exp.name, [(by_config[c].run_id, c, result) for c, result in batch])
                 bar.update(len(batch))
-    finally:
-        backend.close()
+    except BaseException:
+        backend.abort()
+        raise
+    backend.close()
     return SweepSummary(exp.name, db.path, len(exp.runs), done_before, len(todo))
 
 
