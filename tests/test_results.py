@@ -98,7 +98,9 @@ paper = 1.5
 
 
 def test_figures_are_checked(tmp_path: Path) -> None:
-    with pytest.raises(ExperimentError, match="unknown metric `bandwidth` for y"):
+    with pytest.raises(
+        ExperimentError, match="y: unknown metric `bandwidth` \\(did you mean `bandwidth_mb_s`"
+    ):
         load_experiment(
             write(tmp_path, "y.toml", demo_like().replace('y = "bandwidth_mb_s"', 'y = "bandwidth"'))
         )

@@ -174,7 +174,8 @@ def test_axis_naming_an_unknown_key(tmp_path: Path) -> None:
     r = cli("sweep", write(tmp_path, "bad.toml", text))
     assert r.returncode == 2
     line = one_error_line(r.stderr)
-    assert "bad.toml" in line and "workload.streamz" in line
+    number = text.splitlines().index("streamz = [1, 2, 4, 8]") + 1
+    assert f"bad.toml:{number}: " in line and "workload.streamz" in line
     assert not (tmp_path / "results.duckdb").exists()
 
 
@@ -197,7 +198,9 @@ paper = "yes"
     r = cli("sweep", write(tmp_path, "bad.toml", demo_like(extra=extra)))
     assert r.returncode == 2
     line = one_error_line(r.stderr)
-    assert "claim 1" in line and "unknown metric `bandwidth_mbs`" in line and "bandwidth_mb_s" in line
+    assert "claim 1" in line and "unknown metric `bandwidth_mbs` (did you mean `bandwidth_mb_s`?)" in line
+    number = demo_like(extra=extra).splitlines().index("[[claim]]") + 1
+    assert f"bad.toml:{number}: " in line
     assert not (tmp_path / "results.duckdb").exists()
 
 

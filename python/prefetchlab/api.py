@@ -24,7 +24,18 @@ class Report:
     version: str = ""
 
 
-_OPTIONAL = {"stream", "file", "page", "pages", "marker", "issued", "array_block", "disk", "lba_sector", "sectors"}
+_OPTIONAL = {
+    "stream",
+    "file",
+    "page",
+    "pages",
+    "marker",
+    "issued",
+    "array_block",
+    "disk",
+    "lba_sector",
+    "sectors",
+}
 
 
 def _io_log_table(raw: dict[str, Any]) -> pa.Table:

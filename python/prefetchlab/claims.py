@@ -31,6 +31,7 @@ constant, the left side's value; otherwise the left side's value too.
 
 from __future__ import annotations
 
+import difflib
 import re
 import tomllib
 from collections.abc import Callable, Mapping
@@ -238,6 +239,15 @@ def parse_check(text: str, ours: str | None = None) -> Check:
     return Check(left, _CMP[tok[1]], right, parse_expr(ours) if ours else None)
 
 
+def unknown_metric(name: str, metrics: list[str]) -> str:
+    """``unknown metric `x` (did you mean `y`?)``, or listing the metrics when nothing is close."""
+    close = difflib.get_close_matches(name, metrics, n=3)
+    hint = (
+        f"did you mean {' or '.join(f'`{m}`' for m in close)}?" if close else "metrics: " + ", ".join(metrics)
+    )
+    return f"unknown metric `{name}` ({hint})"
+
+
 Selector = Callable[[dict[str, Scalar]], list[str]]
 
 
@@ -249,7 +259,7 @@ def bind(check: Check, where: Mapping[str, Scalar], metrics: list[str], select: 
     """
     for term in check.terms():
         if term.metric not in metrics:
-            raise ClaimError(f"unknown metric `{term.metric}` (metrics are: {', '.join(metrics)})")
+            raise ClaimError(unknown_metric(term.metric, metrics))
         sel = {**where, **term.selector}
         ids = select(sel)
         shown = ", ".join(f"{k}={v}" for k, v in sel.items()) or "no selector"

@@ -34,6 +34,7 @@ import hashlib
 import itertools
 import json
 import math
+import re
 import tomllib
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -42,7 +43,16 @@ from typing import Any
 
 from prefetchlab import _engine
 from prefetchlab._engine import PrefetchlabError
-from prefetchlab.claims import Check, ClaimError, Outcome, Scalar, bind, evaluate, parse_check
+from prefetchlab.claims import (
+    Check,
+    ClaimError,
+    Outcome,
+    Scalar,
+    bind,
+    evaluate,
+    parse_check,
+    unknown_metric,
+)
 from prefetchlab.schema import metric_names
 
 #: Tables of an experiment file that are not part of the engine's configuration.
@@ -216,6 +226,46 @@ def _canonical(config_json: str, key: str, value: Scalar, path: Path) -> Any:
     return _CANON_CACHE[cache_key]
 
 
+_HEADER = re.compile(r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(#.*)?$")
+_ASSIGN = re.compile(r"^\s*([A-Za-z0-9_\-.\"' ]+?)\s*=")
+
+
+def _key_lines(source: str) -> dict[str, int]:
+    """Dotted key → the line (1-based) that sets it, for keys set by ``key = value`` lines."""
+    out: dict[str, int] = {}
+    table = ""
+    for n, line in enumerate(source.splitlines(), 1):
+        if m := _HEADER.match(line):
+            table = m.group(1).replace('"', "").replace("'", "").replace(" ", "")
+            continue
+        if m := _ASSIGN.match(line):
+            key = ".".join(p.strip().strip("\"'") for p in m.group(1).split("."))
+            out.setdefault(f"{table}.{key}" if table else key, n)
+    return out
+
+
+def _at(path: Path, source: str, key: str | None) -> str:
+    """``FILE:LINE`` of the line setting ``key`` (or its table), else ``FILE``."""
+    lines = _key_lines(source)
+    while key:
+        if key in lines:
+            return f"{path}:{lines[key]}"
+        key = key.rpartition(".")[0]
+    return str(path)
+
+
+def _table_at(path: Path, source: str, name: str, index: int) -> str:
+    """``FILE:LINE`` of the ``index``-th (1-based) ``[[name]]`` header."""
+    seen = 0
+    for n, line in enumerate(source.splitlines(), 1):
+        m = _HEADER.match(line)
+        if m and line.strip().startswith("[[") and m.group(1) == name:
+            seen += 1
+            if seen == index:
+                return f"{path}:{n}"
+    return str(path)
+
+
 def _is_scalar(v: Any) -> bool:
     return isinstance(v, str | int | float | bool)
 
@@ -264,14 +314,14 @@ def _matches(flat: Mapping[str, Any], table: Mapping[str, list[Any]]) -> bool:
     return all(flat.get(key) in options for key, options in table.items())
 
 
-def _str(table: Mapping[str, Any], key: str, where: str, path: Path, default: str | None = None) -> str:
+def _str(table: Mapping[str, Any], key: str, where: str, path: Path | str, default: str | None = None) -> str:
     v = table.get(key, default)
     if not isinstance(v, str):
         raise ExperimentError(f"{path}: {where}: `{key}` must be a string")
     return v
 
 
-def _figures(raw: Any, runs: list[RunSpec], metrics: list[str], path: Path) -> list[Figure]:
+def _figures(raw: Any, runs: list[RunSpec], metrics: list[str], path: Path, source: str) -> list[Figure]:
     if raw is None:
         return []
     if not isinstance(raw, list):
@@ -281,24 +331,23 @@ def _figures(raw: Any, runs: list[RunSpec], metrics: list[str], path: Path) -> l
     known = {"name", "title", "x", "y", "series", "facets", "logx", "logy", "units"}
     for i, t in enumerate(raw, 1):
         where = f"figure {i}"
+        at = _table_at(path, source, "figure", i)
         unknown = set(t) - known
         if unknown:
             raise ExperimentError(
-                f"{path}: {where}: unknown key `{sorted(unknown)[0]}` (expected {sorted(known)})"
+                f"{at}: {where}: unknown key `{sorted(unknown)[0]}` (expected {sorted(known)})"
             )
-        name = _str(t, "name", where, path, f"figure{i}")
-        y = _str(t, "y", where, path)
+        name = _str(t, "name", where, at, f"figure{i}")
+        y = _str(t, "y", where, at)
         if y not in metrics:
-            raise ExperimentError(
-                f"{path}: {where}: unknown metric `{y}` for y (metrics are: {', '.join(metrics)})"
-            )
-        x = _str(t, "x", where, path)
+            raise ExperimentError(f"{at}: {where}: y: {unknown_metric(y, metrics)}")
+        x = _str(t, "x", where, at)
         if x not in keys and x not in metrics:
-            raise ExperimentError(f"{path}: {where}: x `{x}` is neither a configuration key nor a metric")
+            raise ExperimentError(f"{at}: {where}: x `{x}` is neither a configuration key nor a metric")
         for opt in ("series", "facets"):
             v = t.get(opt)
             if v is not None and (not isinstance(v, str) or v not in keys):
-                raise ExperimentError(f"{path}: {where}: {opt} `{v}` is not a configuration key")
+                raise ExperimentError(f"{at}: {where}: {opt} `{v}` is not a configuration key")
         units = t.get("units", "")
         if isinstance(units, str):
             xunits, yunits = "", units
@@ -306,15 +355,15 @@ def _figures(raw: Any, runs: list[RunSpec], metrics: list[str], path: Path) -> l
             xunits, yunits = str(units.get("x", "")), str(units.get("y", ""))
         else:
             raise ExperimentError(
-                f"{path}: {where}: `units` must be a string or a table {{ x = ..., y = ... }}"
+                f"{at}: {where}: `units` must be a string or a table {{ x = ..., y = ... }}"
             )
         for flag in ("logx", "logy"):
             if not isinstance(t.get(flag, False), bool):
-                raise ExperimentError(f"{path}: {where}: `{flag}` must be true or false")
+                raise ExperimentError(f"{at}: {where}: `{flag}` must be true or false")
         out.append(
             Figure(
                 name=name,
-                title=_str(t, "title", where, path, name),
+                title=_str(t, "title", where, at, name),
                 x=x,
                 y=y,
                 series=t.get("series"),
@@ -341,29 +390,30 @@ def _claims(raw: Any, exp: Experiment, metrics: list[str]) -> list[Claim]:
     out = []
     for i, t in enumerate(raw, 1):
         label = f"claim {i}"
+        at = _table_at(path, exp.source, "claim", i)
         unknown = set(t) - known
         if unknown:
             raise ExperimentError(
-                f"{path}: {label}: unknown key `{sorted(unknown)[0]}` (expected {sorted(known)})"
+                f"{at}: {label}: unknown key `{sorted(unknown)[0]}` (expected {sorted(known)})"
             )
-        text = _str(t, "text", label, path)
+        text = _str(t, "text", label, at)
         label = f"claim {i} ({text})"
-        check_text = _str(t, "check", label, path)
+        check_text = _str(t, "check", label, at)
         paper = t.get("paper", "")
         if not _is_scalar(paper):
-            raise ExperimentError(f"{path}: {label}: `paper` must be a number or a string")
+            raise ExperimentError(f"{at}: {label}: `paper` must be a number or a string")
         figure = t.get("figure", names[0] if names else None)
         if figure is not None and figure not in names:
-            raise ExperimentError(f"{path}: {label}: no figure named `{figure}` (figures: {names})")
+            raise ExperimentError(f"{at}: {label}: no figure named `{figure}` (figures: {names})")
         where = flatten(t.get("where", {}))
         ours = t.get("ours")
         if ours is not None and not isinstance(ours, str):
-            raise ExperimentError(f"{path}: {label}: `ours` must be an expression string")
+            raise ExperimentError(f"{at}: {label}: `ours` must be an expression string")
         try:
             check = parse_check(check_text, ours)
             bind(check, where, metrics, exp.select)
         except ClaimError as e:
-            raise ExperimentError(f"{path}: {label}: {e}") from None
+            raise ExperimentError(f"{at}: {label}: {e}") from None
         out.append(Claim(text, check_text, paper, figure, where, check))
     return out
 
@@ -390,7 +440,7 @@ def load_experiment(path: str | Path) -> Experiment:
         raise ExperimentError(f"{path}: `sweep` may hold only [[sweep.only]] and [[sweep.exclude]] tables")
     base = {k: v for k, v in doc.items() if k not in RESERVED}
     axes = list(_axes(base, path))
-    runs = _expand(base, axes, sweep, path)
+    runs = _expand(base, axes, sweep, path, source)
     name = _str(meta, "name", "experiment", path, path.stem)
     exp = Experiment(
         path=path,
@@ -402,21 +452,25 @@ def load_experiment(path: str | Path) -> Experiment:
         runs=runs,
     )
     metrics = metric_names()
-    exp.figures = _figures(doc.get("figure"), runs, metrics, path)
+    exp.figures = _figures(doc.get("figure"), runs, metrics, path, source)
     exp.claims = _claims(doc.get("claim"), exp, metrics)
     return exp
 
 
-def _resolve(tree: Mapping[str, Any], path: Path, point: Mapping[str, Scalar]) -> str:
+def _resolve(tree: Mapping[str, Any], path: Path, source: str, point: Mapping[str, Scalar]) -> str:
     try:
         resolved = _engine.resolve(json.dumps(tree), "json", [])
     except PrefetchlabError as e:
+        m = re.search(r"config key `([^`]+)`", str(e))
+        where = _at(path, source, m.group(1) if m else None)
         at = ", ".join(f"{k}={v}" for k, v in point.items())
-        raise ExperimentError(f"{path}: {e}" + (f" (in the run {at})" if at else "")) from None
+        raise ExperimentError(f"{where}: {e}" + (f" (in the run {at})" if at else "")) from None
     return json.dumps(json.loads(resolved), sort_keys=True, separators=(",", ":"))
 
 
-def _expand(base: dict[str, Any], axes: list[Axis], sweep: Mapping[str, Any], path: Path) -> list[RunSpec]:
+def _expand(
+    base: dict[str, Any], axes: list[Axis], sweep: Mapping[str, Any], path: Path, source: str
+) -> list[RunSpec]:
     total = 1
     for a in axes:
         total *= len(a.values)
@@ -426,7 +480,7 @@ def _expand(base: dict[str, Any], axes: list[Axis], sweep: Mapping[str, Any], pa
     first = copy.deepcopy(base)
     for a in axes:
         _set(first, a.key, a.values[0])
-    base_json = _resolve(first, path, {})
+    base_json = _resolve(first, path, source, {})
     only = [_canon_table(t, base_json, path) for t in _selectors(sweep.get("only"), "sweep.only", path)]
     exclude = [
         _canon_table(t, base_json, path) for t in _selectors(sweep.get("exclude"), "sweep.exclude", path)
@@ -438,7 +492,7 @@ def _expand(base: dict[str, Any], axes: list[Axis], sweep: Mapping[str, Any], pa
         tree = copy.deepcopy(base)
         for k, v in point.items():
             _set(tree, k, v)
-        config_json = _resolve(tree, path, point)
+        config_json = _resolve(tree, path, source, point)
         flat = flatten(json.loads(config_json))
         if only and not any(_matches(flat, t) for t in only):
             continue
