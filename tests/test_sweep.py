@@ -96,6 +96,22 @@ def test_process_pool_and_local_cluster_store_identical_tables(tmp_path: Path) -
     assert len(bandwidths) > 1
 
 
+def test_a_running_dask_scheduler_by_address(tmp_path: Path) -> None:
+    from dask.distributed import LocalCluster
+
+    exp = write(tmp_path, "demo.toml", demo_like())
+    assert cli("sweep", exp, "--db", tmp_path / "pool.duckdb", "--workers", "2").returncode == 0
+    # A cluster that is already running, reached by its tcp:// address (on this machine only).
+    with LocalCluster(  # type: ignore[no-untyped-call]
+        n_workers=1, threads_per_worker=2, processes=True, host="127.0.0.1", dashboard_address=None
+    ) as cluster:
+        address = cluster.scheduler_address
+        assert address.startswith("tcp://127.0.0.1:")
+        r = cli("sweep", exp, "--db", tmp_path / "tcp.duckdb", "--scheduler", address)
+    assert r.returncode == 0, r.stderr
+    assert table(tmp_path / "tcp.duckdb") == table(tmp_path / "pool.duckdb")
+
+
 def test_rerun_skips_stored_runs_and_force_reruns(tmp_path: Path) -> None:
     exp = write(tmp_path, "demo.toml", demo_like())
     assert cli("sweep", exp, "--workers", "2").returncode == 0
