@@ -194,7 +194,9 @@ def register(subparsers: Any) -> None:
     p.set_defaults(func=cmd_sweep)
 
     r = subparsers.add_parser("results", help="stored results: export or show")
-    rs = r.add_subparsers(dest="results_command", metavar="{export,show}", required=True)
+    rs = r.add_subparsers(
+        dest="results_command", metavar="{export,show}", required=True, parser_class=type(r)
+    )
     e = rs.add_parser("export", help="write the results as Parquet, one file per experiment")
     e.add_argument("--parquet", metavar="DIR", required=True)
     e.add_argument("--db", metavar="FILE", help="results database (default: ./results.duckdb)")
