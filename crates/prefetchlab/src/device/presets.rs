@@ -160,7 +160,8 @@ fn sheet_layout(s: &Sheet) -> Result<(Layout, u32)> {
     let cs = s.seek.0 / 1e3;
     let sf = s.surfaces as f64;
     // sustained = 512·spt·S / ((S−1)·hs + cs + S·rev)
-    let spt_for = |mbs: f64| (mbs * 1e6 * ((sf - 1.0) * hs + cs + sf * rev_s) / (512.0 * sf)).round();
+    let spt_for =
+        |mbs: f64| (mbs * 1e6 * ((sf - 1.0) * hs + cs + sf * rev_s) / (512.0 * sf)).round();
     let spt_od = spt_for(s.od_mbs);
     let spt_id = spt_for(s.id_mbs);
     let spts: Vec<u32> = (0..ZONES)
@@ -231,6 +232,9 @@ fn from_sheet(s: &Sheet) -> Result<DriveParams> {
             immed_read: false,
             immed_write: false,
             read_hits_on_write_data: true,
+            read_water: 0.0,
+            write_water: 0.0,
+            water_by_request: true,
         },
     })
 }
@@ -342,6 +346,9 @@ fn cheetah_15k5() -> Result<DriveParams> {
             immed_read: false,
             immed_write: true,
             read_hits_on_write_data: true,
+            read_water: 0.0,
+            write_water: 0.0,
+            water_by_request: true,
         },
     })
 }
@@ -402,10 +409,17 @@ mod tests {
         for n in NAMES {
             let p = preset(n).unwrap().unwrap();
             assert!(p.layout.capacity_sectors > 100_000_000, "{n}");
-            assert!(p.layout.locate(p.layout.capacity_sectors - 1).is_some(), "{n}");
+            assert!(
+                p.layout.locate(p.layout.capacity_sectors - 1).is_some(),
+                "{n}"
+            );
         }
         assert_eq!(
-            preset("cheetah-15k5").unwrap().unwrap().layout.capacity_sectors,
+            preset("cheetah-15k5")
+                .unwrap()
+                .unwrap()
+                .layout
+                .capacity_sectors,
             143_374_738
         );
         assert!(preset("nope").unwrap().is_none());

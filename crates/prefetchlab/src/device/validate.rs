@@ -16,7 +16,6 @@ use super::hdd::Hdd;
 use super::{Device, DiskRequest};
 use crate::error::{Error, Result};
 use crate::sim::Rng;
-use std::collections::BTreeMap;
 use std::path::Path;
 
 /// The outcome of replaying a validation trace.
@@ -55,7 +54,9 @@ pub fn read_trace(path: &Path) -> Result<Vec<TraceLine>> {
             Error::input(
                 ps.clone(),
                 i + 1,
-                format!("expected `R|W Hit|Miss block size service_us next_interarrival_us`: {what}"),
+                format!(
+                    "expected `R|W Hit|Miss block size service_us next_interarrival_us`: {what}"
+                ),
             )
         };
         if f.len() < 6 {
@@ -66,11 +67,19 @@ pub fn read_trace(path: &Path) -> Result<Vec<TraceLine>> {
             "W" | "w" => true,
             _ => return Err(bad("first field must be R or W")),
         };
-        let lba = f[2].parse::<u64>().map_err(|_| bad("block is not an integer"))?;
-        let sectors = f[3].parse::<u32>().map_err(|_| bad("size is not an integer"))?;
-        let service_us = f[4].parse::<f64>().map_err(|_| bad("service_us is not a number"))?;
-        let next = f[5].parse::<f64>().map_err(|_| bad("next_interarrival_us is not a number"))?;
-        if sectors == 0 || !(service_us >= 0.0) || !(next >= 0.0) {
+        let lba = f[2]
+            .parse::<u64>()
+            .map_err(|_| bad("block is not an integer"))?;
+        let sectors = f[3]
+            .parse::<u32>()
+            .map_err(|_| bad("size is not an integer"))?;
+        let service_us = f[4]
+            .parse::<f64>()
+            .map_err(|_| bad("service_us is not a number"))?;
+        let next = f[5]
+            .parse::<f64>()
+            .map_err(|_| bad("next_interarrival_us is not a number"))?;
+        if sectors == 0 || service_us.is_nan() || service_us < 0.0 || next.is_nan() || next < 0.0 {
             return Err(bad("size must be > 0 and times ≥ 0"));
         }
         out.push(TraceLine {
@@ -101,10 +110,12 @@ pub fn validate(spec: &Path, trace: &Path, overrides: &[(String, f64)]) -> Resul
         return Err(Error::input(
             trace.display().to_string(),
             i + 1,
-            format!("request {}+{} beyond the drive's {cap} sectors", l.lba, l.sectors),
+            format!(
+                "request {}+{} beyond the drive's {cap} sectors",
+                l.lba, l.sectors
+            ),
         ));
     }
-    let _ = BTreeMap::<String, f64>::new();
     let mut hdd = Hdd::new(params, true, Rng::derive(42, "validate"));
     let (sim, real) = replay(&mut hdd, &lines);
     Ok(compare(&sim, &real))

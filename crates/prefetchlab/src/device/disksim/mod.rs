@@ -200,8 +200,12 @@ pub fn load_drive(path: &Path, overrides: &[(String, f64)]) -> Result<DriveParam
     if access != "trackSwitchPlusRotation" {
         return Err(Error::input(
             mech.path_str(),
-            mech.get("Access time type").map(|p| p.line).unwrap_or(mech.line),
-            format!("`Access time type = {access}` is not supported: expected trackSwitchPlusRotation"),
+            mech.get("Access time type")
+                .map(|p| p.line)
+                .unwrap_or(mech.line),
+            format!(
+                "`Access time type = {access}` is not supported: expected trackSwitchPlusRotation"
+            ),
         ));
     }
     let bulk = g.num_or(disk, "Bulk sector transfer time", 0.0)?;
@@ -222,6 +226,11 @@ pub fn load_drive(path: &Path, overrides: &[(String, f64)]) -> Result<DriveParam
         per_request: d("Per-request overhead time")?,
         min_seek_delay: d("Minimum seek delay")?,
         time_scale: g.num_or(disk, "Time scale for overheads", 1.0)?,
+        extra_write_disconnect: d("Extra write disconnect")? != 0.0,
+        extradisc_command: d("Extradisc command overhead")?,
+        extradisc_disconnect1: d("Extradisc disconnect overhead")?,
+        extradisc_inter_disconnect: d("Extradisc inter-disconnect delay")?,
+        extradisc_seek_delta: d("Extradisc seek delta")?,
     };
     let cache = CacheParams {
         enabled: d("Enable caching in buffer")? != 0.0,
@@ -235,6 +244,9 @@ pub fn load_drive(path: &Path, overrides: &[(String, f64)]) -> Result<DriveParam
         immed_read: d("Immediate buffer read")? != 0.0,
         immed_write: d("Immediate buffer write")? != 0.0,
         read_hits_on_write_data: d("Allow read hits on write data")? != 0.0,
+        read_water: d("High (read) water mark")?.clamp(0.0, 1.0),
+        write_water: d("Low (write) water mark")?.clamp(0.0, 1.0),
+        water_by_request: d("Set watermark by reqsize")? != 0.0,
     };
     Ok(DriveParams {
         name: disk.name.clone().unwrap_or_else(|| "disksim".into()),
@@ -245,7 +257,11 @@ pub fn load_drive(path: &Path, overrides: &[(String, f64)]) -> Result<DriveParam
         rpm: {
             let r = g.num(mech, "Rotation speed (in rpms)")?;
             if r <= 0.0 {
-                return Err(Error::input(mech.path_str(), mech.line, "rpm must be positive"));
+                return Err(Error::input(
+                    mech.path_str(),
+                    mech.line,
+                    "rpm must be positive",
+                ));
             }
             r
         },
@@ -364,12 +380,22 @@ pub fn read_seek_file(path: &Path) -> Result<SeekCurve> {
         }
     }
     if dists.is_empty() {
-        return Err(Error::input(ps, 0, "expected at least one `distance, time_ms` line"));
+        return Err(Error::input(
+            ps,
+            0,
+            "expected at least one `distance, time_ms` line",
+        ));
     }
     Ok(SeekCurve::Extracted { dists, ms })
 }
 
-fn layout_g1(lay: &Block, g: &Get<'_>, surfaces: u32, cylinders: u32, blocks: u64) -> Result<Layout> {
+fn layout_g1(
+    lay: &Block,
+    g: &Get<'_>,
+    surfaces: u32,
+    cylinders: u32,
+    blocks: u64,
+) -> Result<Layout> {
     let mapping = g.num_or(lay, "LBN-to-PBN mapping scheme", 0.0)? as u8;
     let scheme = g.num_or(lay, "Sparing scheme used", 0.0)? as u32;
     let rangesize = g.num_or(lay, "Rangesize for sparing", 1.0)?.max(1.0) as u64;
@@ -377,7 +403,9 @@ fn layout_g1(lay: &Block, g: &Get<'_>, surfaces: u32, cylinders: u32, blocks: u6
     if !matches!(scheme, 0 | 1 | 8 | 9 | 10) {
         return Err(Error::input(
             lay.path_str(),
-            lay.get("Sparing scheme used").map(|p| p.line).unwrap_or(lay.line),
+            lay.get("Sparing scheme used")
+                .map(|p| p.line)
+                .unwrap_or(lay.line),
             format!("sparing scheme {scheme} is not supported: expected 0, 1, 8, 9 or 10"),
         ));
     }
@@ -387,7 +415,11 @@ fn layout_g1(lay: &Block, g: &Get<'_>, surfaces: u32, cylinders: u32, blocks: u6
     let mut total_logical = 0u64;
     for z in zones {
         let Value::Block(z) = z else {
-            return Err(Error::input(lay.path_str(), lay.line, "`Zones`: expected a list of zone blocks"));
+            return Err(Error::input(
+                lay.path_str(),
+                lay.line,
+                "`Zones`: expected a list of zone blocks",
+            ));
         };
         let c0 = g.num(z, "First cylinder number")? as u32;
         let c1 = g.num(z, "Last cylinder number")? as u32;
@@ -449,7 +481,10 @@ fn layout_g1(lay: &Block, g: &Get<'_>, surfaces: u32, cylinders: u32, blocks: u6
                 logical -= spares * ranges;
                 for r in 0..ranges {
                     let lo = r * per_range;
-                    let in_range = slips.iter().filter(|&&x| x >= lo && x < lo + per_range).count() as u64;
+                    let in_range = slips
+                        .iter()
+                        .filter(|&&x| x >= lo && x < lo + per_range)
+                        .count() as u64;
                     let sp = spares.saturating_sub(in_range);
                     b.skip(base + lo + per_range - sp, sp);
                     skipped += sp;
@@ -475,7 +510,11 @@ fn layout_g1(lay: &Block, g: &Get<'_>, surfaces: u32, cylinders: u32, blocks: u6
         // whatever is left at the zone end holds no LBN
         let used = logical + skipped;
         if used > zone_p {
-            return Err(Error::input(z.path_str(), z.line, "zone: more slips and spares than sectors"));
+            return Err(Error::input(
+                z.path_str(),
+                z.line,
+                "zone: more slips and spares than sectors",
+            ));
         }
         let tail = zone_p - used;
         b.skip(base + zone_p - tail, tail);
@@ -488,7 +527,11 @@ fn layout_g1(lay: &Block, g: &Get<'_>, surfaces: u32, cylinders: u32, blocks: u6
 fn g4_num(v: &Value, lay: &Block, what: &str) -> Result<f64> {
     match v {
         Value::Num(x) => Ok(*x),
-        _ => Err(Error::input(lay.path_str(), lay.line, format!("dm_layout_g4: expected a number for {what}"))),
+        _ => Err(Error::input(
+            lay.path_str(),
+            lay.line,
+            format!("dm_layout_g4: expected a number for {what}"),
+        )),
     }
 }
 
@@ -509,7 +552,11 @@ struct G4Ent {
 fn layout_g4(lay: &Block, surfaces: u32, cylinders: u32, blocks: u64) -> Result<Layout> {
     let tp = list(lay, "TP")?;
     if tp.len() % 3 != 0 || tp.is_empty() {
-        return Err(Error::input(lay.path_str(), lay.line, "dm_layout_g4 `TP`: expected triples low, high, spt"));
+        return Err(Error::input(
+            lay.path_str(),
+            lay.line,
+            "dm_layout_g4 `TP`: expected triples low, high, spt",
+        ));
     }
     let mut tracks = Vec::with_capacity(tp.len() / 3);
     for t in tp.chunks(3) {
@@ -517,7 +564,11 @@ fn layout_g4(lay: &Block, surfaces: u32, cylinders: u32, blocks: u64) -> Result<
         let high = g4_num(&t[1], lay, "TP high")? as u32;
         let spt = g4_num(&t[2], lay, "TP spt")? as u32;
         if high < low || spt == 0 || high >= spt {
-            return Err(Error::input(lay.path_str(), lay.line, "dm_layout_g4 `TP`: expected low ≤ high < spt"));
+            return Err(Error::input(
+                lay.path_str(),
+                lay.line,
+                "dm_layout_g4 `TP`: expected low ≤ high < spt",
+            ));
         }
         tracks.push((low, high, spt));
     }
@@ -525,13 +576,21 @@ fn layout_g4(lay: &Block, surfaces: u32, cylinders: u32, blocks: u64) -> Result<
     let mut idx: Vec<Vec<G4Ent>> = Vec::with_capacity(idx_l.len());
     for v in idx_l {
         let Value::List(items) = v else {
-            return Err(Error::input(lay.path_str(), lay.line, "dm_layout_g4 `IDX`: expected a list of lists"));
+            return Err(Error::input(
+                lay.path_str(),
+                lay.line,
+                "dm_layout_g4 `IDX`: expected a list of lists",
+            ));
         };
         let mut ents = Vec::new();
         let mut p = 0usize;
         while p < items.len() {
             if p + 10 > items.len() {
-                return Err(Error::input(lay.path_str(), lay.line, "dm_layout_g4 `IDX`: truncated entry"));
+                return Err(Error::input(
+                    lay.path_str(),
+                    lay.line,
+                    "dm_layout_g4 `IDX`: truncated entry",
+                ));
             }
             let n = |k: usize, w: &str| g4_num(&items[p + k], lay, w);
             let typ = match &items[p + 8] {
@@ -542,13 +601,21 @@ fn layout_g4(lay: &Block, surfaces: u32, cylinders: u32, blocks: u64) -> Result<
                 "TRACK" => true,
                 "IDX" => false,
                 _ => {
-                    return Err(Error::input(lay.path_str(), lay.line, "dm_layout_g4 `IDX`: expected TRACK or IDX as 9th field"))
+                    return Err(Error::input(
+                        lay.path_str(),
+                        lay.line,
+                        "dm_layout_g4 `IDX`: expected TRACK or IDX as 9th field",
+                    ))
                 }
             };
             let child = n(9, "child")? as usize;
             let head = if track {
                 if p + 11 > items.len() {
-                    return Err(Error::input(lay.path_str(), lay.line, "dm_layout_g4 `IDX`: truncated TRACK entry"));
+                    return Err(Error::input(
+                        lay.path_str(),
+                        lay.line,
+                        "dm_layout_g4 `IDX`: truncated TRACK entry",
+                    ));
                 }
                 n(10, "head")? as u32
             } else {
@@ -572,7 +639,11 @@ fn layout_g4(lay: &Block, surfaces: u32, cylinders: u32, blocks: u64) -> Result<
         idx.push(ents);
     }
     if idx.is_empty() {
-        return Err(Error::input(lay.path_str(), lay.line, "dm_layout_g4: empty IDX"));
+        return Err(Error::input(
+            lay.path_str(),
+            lay.line,
+            "dm_layout_g4: empty IDX",
+        ));
     }
     let mut b = LayoutBuilder::new();
     let root = idx.len() - 1;
@@ -587,7 +658,11 @@ fn layout_g4(lay: &Block, surfaces: u32, cylinders: u32, blocks: u64) -> Result<
                 let off = g4_num(&c[0], lay, "slip offset")?;
                 let cnt = g4_num(&c[1], lay, "slip count")?;
                 if off < 0.0 || cnt < 0.0 {
-                    return Err(Error::input(lay.path_str(), pp.line, "dm_layout_g4 `Slips`: negative entries (spares) are not supported"));
+                    return Err(Error::input(
+                        lay.path_str(),
+                        pp.line,
+                        "dm_layout_g4 `Slips`: negative entries (spares) are not supported",
+                    ));
                 }
                 b.skip(off as u64, cnt as u64);
             }
@@ -596,7 +671,11 @@ fn layout_g4(lay: &Block, surfaces: u32, cylinders: u32, blocks: u64) -> Result<
     if let Some(pp) = lay.get("Remaps") {
         if let Value::List(items) = &pp.value {
             if !items.is_empty() {
-                return Err(Error::input(lay.path_str(), pp.line, "dm_layout_g4 `Remaps` are not supported"));
+                return Err(Error::input(
+                    lay.path_str(),
+                    pp.line,
+                    "dm_layout_g4 `Remaps` are not supported",
+                ));
             }
         }
     }
@@ -616,7 +695,11 @@ fn flatten_g4(
     lay: &Block,
 ) -> Result<()> {
     if depth > 8 || node >= idx.len() {
-        return Err(Error::input(lay.path_str(), lay.line, "dm_layout_g4: bad or cyclic IDX reference"));
+        return Err(Error::input(
+            lay.path_str(),
+            lay.line,
+            "dm_layout_g4: bad or cyclic IDX reference",
+        ));
     }
     for e in &idx[node] {
         if e.len <= 0 || e.runlen <= 0 {
@@ -626,11 +709,19 @@ fn flatten_g4(
         let dir: i64 = if e.cylrunlen < 0 { -1 } else { 1 };
         if e.track {
             let Some(&(low, high, spt)) = tracks.get(e.child) else {
-                return Err(Error::input(lay.path_str(), lay.line, "dm_layout_g4: TRACK child out of range"));
+                return Err(Error::input(
+                    lay.path_str(),
+                    lay.line,
+                    "dm_layout_g4: TRACK child out of range",
+                ));
             };
             let lpt = (high - low + 1) as i64;
             if lpt != e.len {
-                return Err(Error::input(lay.path_str(), lay.line, "dm_layout_g4: a track entry's len differs from its track pattern"));
+                return Err(Error::input(
+                    lay.path_str(),
+                    lay.line,
+                    "dm_layout_g4: a track entry's len differs from its track pattern",
+                ));
             }
             let a = ang0 + e.off;
             b.push_run_at(Run {
@@ -673,12 +764,13 @@ mod tests {
     use super::*;
 
     fn tmpdir(name: &str) -> std::path::PathBuf {
-        let d = std::env::temp_dir().join(format!("prefetchlab-disksim-{name}-{}", std::process::id()));
+        let d =
+            std::env::temp_dir().join(format!("prefetchlab-disksim-{name}-{}", std::process::id()));
         std::fs::create_dir_all(&d).unwrap();
         d
     }
 
-    const MODEL: &str = "dm_disk M {\n Number of data surfaces = 2,\n Number of cylinders = 100,\n Block count = 19000,\n Layout Model = dm_layout_g1 {\n  LBN-to-PBN mapping scheme = 0,\n  Sparing scheme used = 9,\n  Rangesize for sparing = 1,\n  Zones = [\n   dm_layout_g1_zone { First cylinder number = 0, Last cylinder number = 49, Blocks per track = 100, Offset of first block = 0, Empty space at zone front = 0, Skew for track switch = 10, Skew for cylinder switch = 20, Number of spares = 10, slips = [ 5 ], defects = [] },\n   dm_layout_g1_zone { First cylinder number = 50, Last cylinder number = 99, Blocks per track = 90, Offset of first block = 0, Empty space at zone front = 0, Skew for track switch = 10, Skew for cylinder switch = 20, Number of spares = 0, slips = [], defects = [] }\n  ]\n },\n Mechanical Model = dm_mech_g1 {\n  Access time type = trackSwitchPlusRotation,\n  Seek type = curve,\n  Single cylinder seek time = 1.0,\n  Average seek time = 5.0,\n  Full strobe seek time = 10.0,\n  Add. write settling delay = 0.0,\n  Head switch time = 0.5,\n  Rotation speed (in rpms) = 6000,\n  Percent error in rpms = 0.0\n }\n}\n";
+    const MODEL: &str = "dm_disk M {\n Number of data surfaces = 2,\n Number of cylinders = 100,\n Block count = 18990,\n Layout Model = dm_layout_g1 {\n  LBN-to-PBN mapping scheme = 0,\n  Sparing scheme used = 9,\n  Rangesize for sparing = 1,\n  Zones = [\n   dm_layout_g1_zone { First cylinder number = 0, Last cylinder number = 49, Blocks per track = 100, Offset of first block = 0, Empty space at zone front = 0, Skew for track switch = 10, Skew for cylinder switch = 20, Number of spares = 10, slips = [ 5 ], defects = [] },\n   dm_layout_g1_zone { First cylinder number = 50, Last cylinder number = 99, Blocks per track = 90, Offset of first block = 0, Empty space at zone front = 0, Skew for track switch = 10, Skew for cylinder switch = 20, Number of spares = 0, slips = [], defects = [] }\n  ]\n },\n Mechanical Model = dm_mech_g1 {\n  Access time type = trackSwitchPlusRotation,\n  Seek type = curve,\n  Single cylinder seek time = 1.0,\n  Average seek time = 5.0,\n  Full strobe seek time = 10.0,\n  Add. write settling delay = 0.0,\n  Head switch time = 0.5,\n  Rotation speed (in rpms) = 6000,\n  Percent error in rpms = 0.0\n }\n}\n";
 
     const SPECS: &str = "disksim_disk D {\n Model = source m.model,\n Bulk sector transfer time = 0.01,\n Number of buffer segments = 2,\n Segment size (in blks) = 100,\n Enable caching in buffer = 1,\n Buffer continuous read = 3,\n Maximum read-ahead (blks) = 50,\n Read hit over. after read = 0.1,\n Read miss over. after read = 0.3\n}\n";
 
@@ -687,8 +779,12 @@ mod tests {
         let d = tmpdir("ok");
         std::fs::write(d.join("m.model"), MODEL).unwrap();
         std::fs::write(d.join("d.diskspecs"), SPECS).unwrap();
-        let p = load_drive(&d.join("d.diskspecs"), &[("Buffer continuous read".into(), 0.0)]).unwrap();
-        assert_eq!(p.layout.capacity_sectors, 19000);
+        let p = load_drive(
+            &d.join("d.diskspecs"),
+            &[("Buffer continuous read".into(), 0.0)],
+        )
+        .unwrap();
+        assert_eq!(p.layout.capacity_sectors, 18990);
         assert_eq!(p.cache.contread, 0);
         assert_eq!(p.cache.segments, 2);
         assert_eq!(p.rpm, 6000.0);
@@ -711,7 +807,7 @@ mod tests {
         match &e {
             Error::Input { path, line, msg } => {
                 assert!(path.ends_with("t.diskspecs"), "{path}");
-                assert!(*line >= 8, "{line}");
+                assert_eq!(*line, 7, "{line}");
                 assert!(msg.contains("expected `}`"), "{msg}");
             }
             other => panic!("{other:?}"),

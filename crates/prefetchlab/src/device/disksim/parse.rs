@@ -82,12 +82,12 @@ impl Block {
 
 #[derive(Debug, Clone, PartialEq)]
 enum Tok {
-    Open,      // {
-    Close,     // }
-    LBrack,    // [
-    RBrack,    // ]
-    Comma,     // ,
-    Eq,        // =
+    Open,   // {
+    Close,  // }
+    LBrack, // [
+    RBrack, // ]
+    Comma,  // ,
+    Eq,     // =
     Word(String),
 }
 
@@ -396,9 +396,8 @@ impl<'a> Parser<'a> {
 
 /// Reads a DiskSim parameter file (and what it `source`s).
 pub fn read_document(path: &Path) -> Result<Document> {
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        Error::input(path.display().to_string(), 0, format!("cannot read: {e}"))
-    })?;
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Error::input(path.display().to_string(), 0, format!("cannot read: {e}")))?;
     parse_str(&text, path, 0)
 }
 
@@ -407,7 +406,10 @@ fn read_document_depth(path: &Path, depth: usize, from: &Parser<'_>) -> Result<D
         return Err(from.err("`source` nested too deeply (a file sources itself?)"));
     }
     let text = std::fs::read_to_string(path).map_err(|e| {
-        from.err(format!("cannot read `source`d file {}: {e}", path.display()))
+        from.err(format!(
+            "cannot read `source`d file {}: {e}",
+            path.display()
+        ))
     })?;
     parse_str(&text, path, depth)
 }

@@ -64,11 +64,7 @@ impl SegCache {
     /// `lba` (a sequential stream continues in its segment), else the least
     /// recently used one. `except` is never chosen (the active read-ahead).
     pub fn choose(&mut self, lba: u64, except: Option<usize>) -> usize {
-        if let Some(i) = self
-            .segs
-            .iter()
-            .position(|s| !s.is_empty() && s.end == lba)
-        {
+        if let Some(i) = self.segs.iter().position(|s| !s.is_empty() && s.end == lba) {
             return i;
         }
         let mut best = 0usize;
@@ -163,7 +159,14 @@ mod tests {
         let mut c = SegCache::new(1, 8);
         c.set(0, 0, 4);
         c.extend(0, 20);
-        assert_eq!(c.get(0), Segment { start: 12, end: 20, stamp: c.get(0).stamp });
+        assert_eq!(
+            c.get(0),
+            Segment {
+                start: 12,
+                end: 20,
+                stamp: c.get(0).stamp
+            }
+        );
         c.invalidate(10, 4, None);
         assert_eq!((c.get(0).start, c.get(0).end), (14, 20));
     }

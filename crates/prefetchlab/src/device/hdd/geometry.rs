@@ -109,7 +109,9 @@ impl LayoutBuilder {
     }
     /// Appends a run at an explicit physical start (g4: the tree gives it).
     pub fn push_run_at(&mut self, run: Run) {
-        self.p_end = self.p_end.max(run.p_start + run.lpt as u64 * run.tracks as u64);
+        self.p_end = self
+            .p_end
+            .max(run.p_start + run.lpt as u64 * run.tracks as u64);
         if run.tracks > 0 && run.lpt > 0 {
             self.runs.push(run);
         }
@@ -239,10 +241,8 @@ impl Layout {
             }
         };
         let sector = r.first_sector + in_track;
-        let a = r.angle0
-            + j as f64 * r.a_track
-            + cstep as f64 * r.a_cyl
-            + sector as f64 / r.spt as f64;
+        let a =
+            r.angle0 + j as f64 * r.a_track + cstep as f64 * r.a_cyl + sector as f64 / r.spt as f64;
         // Blocks left on the track: physical blocks of this track from p,
         // minus skipped ones is refined by the caller via `physical`.
         Some(Loc {

@@ -37,7 +37,10 @@ pub enum SeekCurve {
     },
     /// Measured (distance, ms) points, interpolated linearly (extrapolated
     /// from the last two beyond the last point).
-    Extracted { dists: Vec<u32>, ms: Vec<f64> },
+    Extracted {
+        dists: Vec<u32>,
+        ms: Vec<f64>,
+    },
 }
 
 impl SeekCurve {
