@@ -243,8 +243,8 @@ impl Layout {
         let sector = r.first_sector + in_track;
         let a =
             r.angle0 + j as f64 * r.a_track + cstep as f64 * r.a_cyl + sector as f64 / r.spt as f64;
-        // Blocks left on the track: physical blocks of this track from p,
-        // minus skipped ones is refined by the caller via `physical`.
+        // Blocks left on the track (slipped ones included): `run_on_track`
+        // trims the stretch at the next slip.
         Some(Loc {
             cyl,
             head,
@@ -259,7 +259,6 @@ impl Layout {
     /// there (a slipped sector ends the stretch). At least 1.
     #[inline]
     pub fn run_on_track(&self, lba: u64, loc: &Loc) -> u32 {
-        let p = self.physical(lba);
         let max = loc.left_on_track as u64;
         // next skip key after lba: the first LBA whose shift differs
         let k = self.skip_key.partition_point(|&key| key <= lba);
@@ -268,7 +267,6 @@ impl Layout {
         } else {
             max
         };
-        let _ = p;
         n.max(1) as u32
     }
 
