@@ -148,4 +148,11 @@ def validate_disk(
     ``mean_real_ms`` (milliseconds) and ``requests``.
     """
     pairs = [(str(name), float(value)) for name, value in (overrides or [])]
-    return dict(_engine.validate_disk(str(spec), str(trace), pairs))
+    v = _engine.validate_disk(str(spec), str(trace), pairs)
+    return {
+        "rms_ms": v["rms_ms"],
+        "rms_exact_ms": v["rms_exact_ms"],
+        "mean_sim_ms": v["mean_sim_ms"],
+        "mean_real_ms": v["mean_real_ms"],
+        "requests": v["requests"],
+    }
