@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import signal
 import statistics
+import subprocess
 import sys
 from pathlib import Path
 
@@ -37,8 +40,6 @@ def _row(stdout: str, label: str) -> list[str]:
 def test_console_script_is_installed() -> None:
     script = Path(sys.executable).parent / "prefetchlab"
     assert script.is_file(), "the `prefetchlab` console script is not installed beside the interpreter"
-    import subprocess
-
     proc = subprocess.run([str(script), "--version"], capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == f"prefetchlab {prefetchlab.__version__}"
@@ -140,6 +141,59 @@ def test_ctrl_c_exits_130_quietly(
     assert cli.main(["run", str(small_config)]) == 130
     captured = capsys.readouterr()
     assert captured.out == "" and captured.err == ""
+
+
+def _read_until(fd: int, marker: bytes) -> bytes:
+    """Reads a pty until ``marker`` appears; fails if the other side closes first."""
+    seen = b""
+    while marker not in seen:
+        try:
+            chunk = os.read(fd, 4096)
+        except OSError:
+            chunk = b""
+        if not chunk:
+            raise AssertionError(f"closed before {marker!r} appeared; got {seen!r}")
+        seen += chunk
+    return seen
+
+
+def _drain(fd: int) -> bytes:
+    out = b""
+    while True:
+        try:
+            chunk = os.read(fd, 4096)
+        except OSError:
+            return out
+        if not chunk:
+            return out
+        out += chunk
+
+
+def test_ctrl_c_during_a_run(small_config: Path) -> None:
+    """On a terminal a run shows its progress on stderr; Ctrl-C stops it: exit 130, no traceback."""
+    master, slave = os.openpty()
+    long_run = ["--set", "workload.streams=8", "--set", "workload.file_size=2GiB"]
+    long_run += ["--set", "workload.record=4KiB", "--set", "host.memory=64MiB"]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "prefetchlab.cli", "run", str(small_config), *long_run],
+        stdout=subprocess.PIPE,
+        stderr=slave,
+        # A shell may start background jobs with SIGINT ignored; the CLI gets it as from a terminal.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    os.close(slave)
+    try:
+        seen = _read_until(master, b"requests")  # the progress line: the run is under way
+        proc.send_signal(signal.SIGINT)
+        code = proc.wait()
+        seen += _drain(master)
+    finally:
+        proc.kill()
+        proc.wait()
+        os.close(master)
+    assert code == 130, seen
+    assert proc.stdout is not None and proc.stdout.read() == b""
+    assert b"Traceback" not in seen and b"error" not in seen, seen
 
 
 def test_parse_override() -> None:
