@@ -290,7 +290,7 @@ impl Engine {
                 return Ok(());
             }
             events += 1;
-            if events % PROGRESS_EVERY_EVENTS == 0 {
+            if events.is_multiple_of(PROGRESS_EVERY_EVENTS) {
                 let p = Progress {
                     sim_ns: t,
                     duration_ns: self.duration_ns,
@@ -407,6 +407,13 @@ impl Engine {
                 let mut ctx = RaCtx { e: self, stream: s, file, demand_start: idx, demand_end: end };
                 policies[s as usize].on_page(&mut ctx, idx, end - idx, status);
                 slot = self.cache.lookup(file, idx);
+                if status == PageStatus::Missing && slot != NONE && self.cache.has_marker(slot) {
+                    // the window just read put its marker on this very page
+                    self.cache.clear_marker(slot);
+                    let mut ctx = RaCtx { e: self, stream: s, file, demand_start: idx, demand_end: end };
+                    policies[s as usize].on_page(&mut ctx, idx, end - idx, PageStatus::Marker);
+                    slot = self.cache.lookup(file, idx);
+                }
                 if slot == NONE {
                     self.read_pages(s, file, idx, 1, idx, end, IoEvent::PageRead, None);
                     policies[s as usize].on_fallback_miss(idx);
@@ -721,9 +728,8 @@ impl Engine {
             // nothing pending first, else the less loaded copy, else the first.
             // (md's closest-head rule is approximated by load: both copies sit
             // at the same offset of neighbouring disks.)
-            let mut pick_second = |d0: u32, d1: u32| {
-                queues[d1 as usize].outstanding() < queues[d0 as usize].outstanding()
-            };
+            let mut pick_second =
+                |d0: u32, d1: u32| queues[d1 as usize].outstanding() < queues[d0 as usize].outstanding();
             self.layout.map_read(array_block, blocks, &mut pick_second, &mut extents);
         }
         if extents.len() > 1 {

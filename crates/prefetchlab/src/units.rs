@@ -63,7 +63,7 @@ pub fn parse_duration(text: &str) -> Result<u64, String> {
         _ => return Err(format!("bad duration `{text}`: expected a number with ns, us, ms, s or min")),
     };
     let v: f64 = num.parse().map_err(|_| format!("bad duration `{text}`: expected e.g. \"10ms\""))?;
-    if !(v >= 0.0) {
+    if v.is_nan() || v < 0.0 {
         return Err(format!("bad duration `{text}`: must be >= 0"));
     }
     Ok((v * mult).round() as u64)

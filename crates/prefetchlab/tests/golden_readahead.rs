@@ -49,17 +49,17 @@ fn linux_2_6_18_ahead_window_trace() {
     assert_eq!(&w[..6], &[(0, 4), (4, 8), (12, 16), (28, 32), (60, 32), (92, 32)], "{w:?}");
 }
 
-/// algorithms.md §1.3 / [IEICE13] Fig. 1: on-demand (3.10), max 32, two pages per read.
+/// algorithms.md §1.3 / [IEICE13] Fig. 1: on-demand (every variant), max 32, two pages per read.
 #[test]
 fn ondemand_ieice13_fig1() {
-    let log =
-        run(&format!("{COMMON}record='8KiB'\nfile_size='600KiB'\n[readahead]\npolicy='linux'\nmax='128KiB'"));
-    let w = windows(&log);
-    assert_eq!(
-        &w[..6],
-        &[(0, 4, 2), (4, 8, 4), (12, 16, 12), (28, 32, 28), (60, 32, 60), (92, 32, 92)],
-        "{w:?}"
-    );
+    for variant in ["2.6.24", "3.10", "3.12"] {
+        let log = run(&format!(
+            "{COMMON}record='8KiB'\nfile_size='600KiB'\n[readahead]\npolicy='linux'\nmax='128KiB'\nvariant='{variant}'"
+        ));
+        let w = windows(&log);
+        let want = [(0, 4, 2), (4, 8, 4), (12, 16, 12), (28, 32, 28), (60, 32, 60), (92, 32, 92)];
+        assert_eq!(&w[..6], &want, "{variant}: {w:?}");
+    }
 }
 
 /// algorithms.md §1.3: on-demand, one page per read gives the 2.6.18 windows.

@@ -48,7 +48,9 @@ pub struct Head {
 pub enum Pick {
     /// Dispatch `queue[i]`.
     Dispatch(usize),
-    /// Dispatch nothing; nothing is worth waiting for.
+    /// Dispatch nothing now. The queue asks again on the next arrival and
+    /// after every completion (AS answers this while the anticipated
+    /// stream's read is still on the device, or while a batch drains).
     Idle,
     /// Keep the device idle until this time (or until a new arrival).
     WaitUntil(TimeNs),

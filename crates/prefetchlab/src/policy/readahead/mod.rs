@@ -4,9 +4,11 @@
 //! |---|---|---|
 //! | `none` | [`none`] | §2 "No prefetching" |
 //! | `obl` | [`obl`] | §2 OBL, miss-triggered (decisions.md #6f) |
-//! | `seqp` | [`seqp`] | [TC09] Fig. 3 didactic synchronous SEQP (decisions.md #3) |
+//! | `seqp` | [`seqp`] | \[TC09\] Fig. 3 didactic synchronous SEQP (decisions.md #3) |
 //! | `linux` 2.6.18 | [`linux_2_6_18`] | §1.2 old ahead-window readahead |
 //! | `linux` 2.6.24 / 3.10 / 3.12 | [`ondemand`] | §1.3 on-demand readahead |
+//!
+//! The window-size helpers both Linux schemes use (§1.1) are in [`sizing`].
 //!
 //! The page cache drives a policy through [`Readahead`]: for every page of a
 //! buffered read it reports the page's state, and the policy answers by
@@ -18,6 +20,7 @@ pub mod none;
 pub mod obl;
 pub mod ondemand;
 pub mod seqp;
+pub mod sizing;
 
 use crate::config::{Config, LinuxVariant, ReadaheadPolicy};
 
@@ -85,6 +88,12 @@ pub trait RaContext {
 pub trait Readahead {
     /// Called for page `index` of a buffered read whose last page is
     /// `index + req_pages - 1`, in page order.
+    ///
+    /// As in the kernel's read loop (§1.3 "Call sites"), a page reported
+    /// `Missing` is looked up again after this call: if it is then cached
+    /// and carries the marker (a window that put its marker on the page
+    /// being read), the page cache clears the marker and reports the same
+    /// page again as `Marker`.
     fn on_page(&mut self, ctx: &mut dyn RaContext, index: u64, req_pages: u64, status: PageStatus);
     /// The page at `index` was still missing after `on_page` and the page
     /// cache read it alone (2.6.18's `handle_ra_miss`).
@@ -99,7 +108,7 @@ pub fn build(cfg: &Config) -> Box<dyn Readahead> {
     let max_pages = cfg.readahead.max.pages().max(1);
     match cfg.readahead.policy {
         ReadaheadPolicy::None => Box::new(none::NoReadahead),
-        ReadaheadPolicy::Obl => Box::new(obl::Obl::default()),
+        ReadaheadPolicy::Obl => Box::new(obl::Obl),
         ReadaheadPolicy::Seqp => Box::new(seqp::Seqp::new(cfg.seqp.init as u64, cfg.seqp.growth, max_pages)),
         ReadaheadPolicy::Linux => match cfg.readahead.variant {
             LinuxVariant::V2_6_18 => Box::new(linux_2_6_18::Linux2618::new(max_pages)),
@@ -108,21 +117,27 @@ pub fn build(cfg: &Config) -> Box<dyn Readahead> {
     }
 }
 
-/// A page cache of one file for the policies' unit tests: records every
-/// submitted window and marks its pages cached.
+/// A page cache of one file for the policies' unit tests: it runs the
+/// kernel's buffered read loop over a set of cached pages, records every
+/// submitted window and every page read alone, and marks pages cached.
 #[cfg(test)]
 pub(crate) mod testing {
     use super::*;
+    use crate::units::PAGE_BYTES;
     use std::collections::BTreeSet;
 
     pub struct MockFile {
         pub pages: u64,
         pub cached: BTreeSet<u64>,
         pub markers: BTreeSet<u64>,
+        /// What [`RaContext::congested`] answers; tests flip it between reads.
         pub congested: bool,
         pub strip_blocks: u64,
         pub first_block: u64,
+        /// Every submitted window, its kind and the pages it issued.
         pub windows: Vec<(Window, WindowKind, u64)>,
+        /// Pages still missing after `on_page` and read alone.
+        pub fallback_reads: Vec<u64>,
     }
 
     impl MockFile {
@@ -135,35 +150,88 @@ pub(crate) mod testing {
                 strip_blocks: 16,
                 first_block: 0,
                 windows: vec![],
+                fallback_reads: vec![],
             }
         }
 
-        /// Drives `ra` through a sequential read of the whole file in
-        /// `req`-page calls, as the page cache does (every page reported,
-        /// a still-missing page read alone).
+        /// One buffered read of `len_bytes` bytes at byte `pos_bytes`, as the
+        /// kernel's loop does it: pages `pos/4K .. ceil((pos+len)/4K)` (cut at
+        /// EOF) are each reported; a missing page is looked up again after
+        /// the policy ran (sync readahead, then the async check on the page
+        /// found, then a page still missing is read alone); finally the
+        /// position of the last byte is reported.
+        pub fn read_bytes(&mut self, ra: &mut dyn Readahead, pos_bytes: u64, len_bytes: u64) {
+            let first = pos_bytes / PAGE_BYTES;
+            let last_index = (pos_bytes + len_bytes).div_ceil(PAGE_BYTES).min(self.pages);
+            if len_bytes == 0 || first >= last_index {
+                return;
+            }
+            for idx in first..last_index {
+                let req = last_index - idx;
+                if !self.cached.contains(&idx) {
+                    ra.on_page(self, idx, req, PageStatus::Missing);
+                    if !self.cached.contains(&idx) {
+                        self.cached.insert(idx);
+                        self.fallback_reads.push(idx);
+                        ra.on_fallback_miss(idx);
+                    } else if self.markers.remove(&idx) {
+                        ra.on_page(self, idx, req, PageStatus::Marker);
+                    }
+                } else if self.markers.remove(&idx) {
+                    ra.on_page(self, idx, req, PageStatus::Marker);
+                } else {
+                    ra.on_page(self, idx, req, PageStatus::Cached);
+                }
+            }
+            let end = (pos_bytes + len_bytes).min(self.pages * PAGE_BYTES);
+            ra.on_read_end(end - 1);
+        }
+
+        /// One read of `req` whole pages from page `pos`.
+        pub fn read(&mut self, ra: &mut dyn Readahead, pos: u64, req: u64) {
+            self.read_bytes(ra, pos * PAGE_BYTES, req * PAGE_BYTES);
+        }
+
+        /// Drives `ra` through a sequential read from page 0 in `req`-page
+        /// calls (at most `calls` of them, stopping at EOF).
         pub fn read_sequential(&mut self, ra: &mut dyn Readahead, req: u64, calls: usize) {
             let mut pos = 0;
             for _ in 0..calls {
                 if pos >= self.pages {
                     break;
                 }
-                let end = (pos + req).min(self.pages);
-                for idx in pos..end {
-                    let status = if !self.cached.contains(&idx) {
-                        PageStatus::Missing
-                    } else if self.markers.remove(&idx) {
-                        PageStatus::Marker
-                    } else {
-                        PageStatus::Cached
-                    };
-                    ra.on_page(self, idx, end - idx, status);
-                    if !self.cached.contains(&idx) {
-                        self.cached.insert(idx);
-                        ra.on_fallback_miss(idx);
-                    }
-                }
-                ra.on_read_end(end * crate::units::PAGE_BYTES - 1);
-                pos = end;
+                self.read(ra, pos, req);
+                pos += req;
+            }
+        }
+
+        /// Submitted windows as `(start, end, kind)`, `end` cut at EOF.
+        pub fn ranges(&self) -> Vec<(u64, u64, WindowKind)> {
+            self.windows.iter().map(|(w, k, _)| (w.start, (w.start + w.size).min(self.pages), *k)).collect()
+        }
+
+        /// Submitted windows as `(start, size, async_size)`.
+        pub fn triples(&self) -> Vec<(u64, u64, u64)> {
+            self.windows.iter().map(|(w, _, _)| (w.start, w.size, w.async_size)).collect()
+        }
+
+        /// Disk requests a window `[start, end)` costs: one per distinct
+        /// strip its physical blocks touch (algorithms.md §0; the file is
+        /// contiguous from `first_block`).
+        pub fn strips_touched(&self, start: u64, end: u64) -> u64 {
+            if end <= start {
+                return 0;
+            }
+            let first = self.phys_block(start) / self.strip_blocks;
+            let last = self.phys_block(end - 1) / self.strip_blocks;
+            last - first + 1
+        }
+
+        /// Drops pages from the cache (eviction before use: thrashing).
+        pub fn evict(&mut self, pages: std::ops::Range<u64>) {
+            for p in pages {
+                self.cached.remove(&p);
+                self.markers.remove(&p);
             }
         }
     }
