@@ -196,6 +196,18 @@ def test_ctrl_c_during_a_run(small_config: Path) -> None:
     assert b"Traceback" not in seen and b"error" not in seen, seen
 
 
+def test_an_unexpected_exception_is_still_one_line(
+    small_config: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("boom\nsecond line")
+
+    monkeypatch.setattr(cli, "simulate", broken)
+    assert cli.main(["run", str(small_config)]) == 2
+    err = capsys.readouterr().err
+    assert err == "prefetchlab: error: internal error (please report): RuntimeError: boom second line\n"
+
+
 def test_parse_override() -> None:
     assert cli.parse_override("Enable caching in buffer=0") == ("Enable caching in buffer", 0.0)
     assert cli.parse_override(" Fast write level = 2.5 ") == ("Fast write level", 2.5)

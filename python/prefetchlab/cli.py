@@ -185,6 +185,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         _error(f"{e.filename}: {e.strerror}" if e.filename else str(e))
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
+    except Exception as e:  # a bug: still one line, but say so
+        _error(f"internal error (please report): {type(e).__name__}: {e}")
     return EXIT_USAGE
 
 
