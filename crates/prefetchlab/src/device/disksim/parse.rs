@@ -1,0 +1,444 @@
+//! DiskSim's parameter-file syntax (libparam), read into a small tree.
+//!
+//! What is understood (enough for DiskSim 4.0's `valid/` files and DIXtrac
+//! output):
+//! * `# comment` to the end of the line;
+//! * top-level blocks `TYPE [NAME] { key = value, ... }` — keys may contain
+//!   spaces, dots, slashes and parentheses (`Segment size (in blks)`);
+//! * values: numbers, bare words (`trackSwitchPlusRotation`, file names),
+//!   nested blocks `TYPE { ... }`, lists `[ v, v, ... ]` (trailing comma
+//!   allowed), and `source FILE`, which reads FILE (relative to the including
+//!   file) and stands for the first block in it;
+//! * top-level `source FILE` (its blocks are added), `instantiate [ names ] as
+//!   TYPE`, and `topology ...` (skipped: one disk is all the replay needs).
+//!
+//! Every error names the file and line and what was expected; nothing here
+//! panics on input.
+
+use crate::error::{Error, Result};
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+
+/// A value on the right of `=` or inside a list.
+#[derive(Debug, Clone)]
+pub enum Value {
+    Num(f64),
+    Word(String),
+    Block(Block),
+    List(Vec<Value>),
+}
+
+/// `TYPE [NAME] { params }`.
+#[derive(Debug, Clone)]
+pub struct Block {
+    pub type_name: String,
+    pub name: Option<String>,
+    pub params: Vec<Param>,
+    /// The file this block was read from (relative paths inside resolve here).
+    pub file: Rc<PathBuf>,
+    pub line: usize,
+}
+
+#[derive(Debug, Clone)]
+pub struct Param {
+    pub key: String,
+    pub value: Value,
+    pub line: usize,
+}
+
+/// `instantiate [ names ] as TYPE`.
+#[derive(Debug, Clone)]
+pub struct Instantiation {
+    pub names: Vec<String>,
+    pub as_type: String,
+}
+
+/// Everything read from one top-level file (with its `source`d files).
+#[derive(Debug, Default)]
+pub struct Document {
+    pub blocks: Vec<Block>,
+    pub instances: Vec<Instantiation>,
+}
+
+impl Block {
+    /// The value of `key` (exact DiskSim name, case-insensitive), last wins.
+    pub fn get(&self, key: &str) -> Option<&Param> {
+        self.params.iter().rev().find(|p| p.key.eq_ignore_ascii_case(key))
+    }
+    /// A path named by a word value, relative to this block's file.
+    pub fn resolve(&self, word: &str) -> PathBuf {
+        self.file.parent().unwrap_or_else(|| Path::new(".")).join(word)
+    }
+    pub fn path_str(&self) -> String {
+        self.file.display().to_string()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Tok {
+    Open,   // {
+    Close,  // }
+    LBrack, // [
+    RBrack, // ]
+    Comma,  // ,
+    Eq,     // =
+    Word(String),
+}
+
+fn describe(t: Option<&(Tok, usize)>) -> String {
+    match t {
+        None => "end of file".to_string(),
+        Some((Tok::Open, _)) => "`{`".into(),
+        Some((Tok::Close, _)) => "`}`".into(),
+        Some((Tok::LBrack, _)) => "`[`".into(),
+        Some((Tok::RBrack, _)) => "`]`".into(),
+        Some((Tok::Comma, _)) => "`,`".into(),
+        Some((Tok::Eq, _)) => "`=`".into(),
+        Some((Tok::Word(w), _)) => format!("`{w}`"),
+    }
+}
+
+fn tokenize(text: &str) -> Vec<(Tok, usize)> {
+    let mut out = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let line = i + 1;
+        let l = match raw.find('#') {
+            Some(p) => &raw[..p],
+            None => raw,
+        };
+        let mut word = String::new();
+        let flush = |word: &mut String, out: &mut Vec<(Tok, usize)>| {
+            if !word.is_empty() {
+                out.push((Tok::Word(std::mem::take(word)), line));
+            }
+        };
+        for c in l.chars() {
+            let t = match c {
+                '{' => Some(Tok::Open),
+                '}' => Some(Tok::Close),
+                '[' => Some(Tok::LBrack),
+                ']' => Some(Tok::RBrack),
+                ',' => Some(Tok::Comma),
+                '=' => Some(Tok::Eq),
+                c if c.is_whitespace() => {
+                    flush(&mut word, &mut out);
+                    None
+                }
+                c => {
+                    word.push(c);
+                    None
+                }
+            };
+            if let Some(t) = t {
+                flush(&mut word, &mut out);
+                out.push((t, line));
+            }
+        }
+        flush(&mut word, &mut out);
+    }
+    out
+}
+
+struct Parser<'a> {
+    toks: &'a [(Tok, usize)],
+    pos: usize,
+    file: Rc<PathBuf>,
+    depth: usize,
+}
+
+const MAX_SOURCE_DEPTH: usize = 16;
+
+impl<'a> Parser<'a> {
+    fn peek(&self) -> Option<&(Tok, usize)> {
+        self.toks.get(self.pos)
+    }
+    fn line(&self) -> usize {
+        self.toks.get(self.pos).or_else(|| self.toks.last()).map(|t| t.1).unwrap_or(0)
+    }
+    fn err(&self, what: impl Into<String>) -> Error {
+        Error::input(self.file.display().to_string(), self.line(), what.into())
+    }
+    fn expected(&self, what: &str) -> Error {
+        self.err(format!("expected {what}, found {}", describe(self.peek())))
+    }
+    fn next_word(&mut self, what: &str) -> Result<String> {
+        match self.peek() {
+            Some((Tok::Word(w), _)) => {
+                let w = w.clone();
+                self.pos += 1;
+                Ok(w)
+            }
+            _ => Err(self.expected(what)),
+        }
+    }
+    fn eat(&mut self, t: &Tok) -> bool {
+        if self.peek().map(|x| &x.0) == Some(t) {
+            self.pos += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    fn document(&mut self, doc: &mut Document) -> Result<()> {
+        while let Some((tok, _)) = self.peek() {
+            let Tok::Word(w) = tok else {
+                return Err(self.expected("a block type, `source`, `instantiate` or `topology`"));
+            };
+            let w = w.clone();
+            match w.as_str() {
+                "source" => {
+                    self.pos += 1;
+                    let f = self.next_word("a file name after `source`")?;
+                    let path = self.file.parent().unwrap_or(Path::new(".")).join(&f);
+                    let sub = read_document_depth(&path, self.depth + 1, self)?;
+                    doc.blocks.extend(sub.blocks);
+                    doc.instances.extend(sub.instances);
+                }
+                "instantiate" => {
+                    self.pos += 1;
+                    let list = self.list()?;
+                    let names = list
+                        .into_iter()
+                        .filter_map(|v| match v {
+                            Value::Word(w) => Some(w),
+                            _ => None,
+                        })
+                        .collect();
+                    let as_kw = self.next_word("`as`")?;
+                    if as_kw != "as" {
+                        self.pos -= 1;
+                        return Err(self.expected("`as`"));
+                    }
+                    let as_type = self.next_word("a type name after `as`")?;
+                    doc.instances.push(Instantiation { names, as_type });
+                }
+                "topology" => {
+                    self.pos += 1;
+                    // Skip words up to the first `[`, then the balanced list.
+                    loop {
+                        match self.peek() {
+                            Some((Tok::Word(_), _)) => self.pos += 1,
+                            Some((Tok::LBrack, _)) => break,
+                            _ => return Err(self.expected("`[` opening the topology")),
+                        }
+                    }
+                    let open_line = self.line();
+                    let mut depth = 0usize;
+                    loop {
+                        match self.peek() {
+                            None => {
+                                return Err(self.err(format!(
+                                    "unexpected end of file: expected `]` closing the topology opened at line {open_line}"
+                                )))
+                            }
+                            Some((Tok::LBrack, _)) => depth += 1,
+                            Some((Tok::RBrack, _)) => {
+                                depth -= 1;
+                                if depth == 0 {
+                                    self.pos += 1;
+                                    break;
+                                }
+                            }
+                            _ => {}
+                        }
+                        self.pos += 1;
+                    }
+                }
+                _ => {
+                    let b = self.block_header_and_body()?;
+                    doc.blocks.push(b);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// `TYPE [NAME] { ... }`
+    fn block_header_and_body(&mut self) -> Result<Block> {
+        let line = self.line();
+        let type_name = self.next_word("a block type")?;
+        let name = match self.peek() {
+            Some((Tok::Word(_), _)) => Some(self.next_word("a block name")?),
+            _ => None,
+        };
+        if !self.eat(&Tok::Open) {
+            return Err(self.expected(&format!("`{{` opening block `{type_name}`")));
+        }
+        let params = self.params(&type_name, line)?;
+        Ok(Block { type_name, name, params, file: self.file.clone(), line })
+    }
+
+    /// `key = value, ... }` (the closing brace is consumed).
+    fn params(&mut self, type_name: &str, open_line: usize) -> Result<Vec<Param>> {
+        let mut params = Vec::new();
+        loop {
+            if self.eat(&Tok::Close) {
+                return Ok(params);
+            }
+            if self.peek().is_none() {
+                return Err(self.err(format!(
+                    "unexpected end of file: expected `}}` closing block `{type_name}` opened at line {open_line}"
+                )));
+            }
+            if self.eat(&Tok::Comma) {
+                continue;
+            }
+            let line = self.line();
+            let mut key = String::new();
+            loop {
+                match self.peek() {
+                    Some((Tok::Word(w), _)) => {
+                        if !key.is_empty() {
+                            key.push(' ');
+                        }
+                        key.push_str(w);
+                        self.pos += 1;
+                    }
+                    Some((Tok::Eq, _)) if !key.is_empty() => {
+                        self.pos += 1;
+                        break;
+                    }
+                    None => {
+                        return Err(self.err(format!(
+                            "unexpected end of file: expected `}}` closing block `{type_name}` opened at line {open_line}"
+                        )))
+                    }
+                    _ => return Err(self.expected("`parameter name = value`")),
+                }
+            }
+            let value = self.value()?;
+            params.push(Param { key, value, line });
+            match self.peek() {
+                Some((Tok::Comma, _)) => self.pos += 1,
+                Some((Tok::Close, _)) => {}
+                None => {
+                    return Err(self.err(format!(
+                        "unexpected end of file: expected `}}` closing block `{type_name}` opened at line {open_line}"
+                    )))
+                }
+                _ => return Err(self.expected("`,` or `}` after a parameter value")),
+            }
+        }
+    }
+
+    fn value(&mut self) -> Result<Value> {
+        match self.peek() {
+            Some((Tok::LBrack, _)) => Ok(Value::List(self.list()?)),
+            Some((Tok::Word(w), _)) => {
+                let w = w.clone();
+                // `TYPE { ... }` nested block
+                if let Some((Tok::Open, _)) = self.toks.get(self.pos + 1) {
+                    return Ok(Value::Block(self.block_header_and_body()?));
+                }
+                self.pos += 1;
+                if w == "source" {
+                    let f = self.next_word("a file name after `source`")?;
+                    let path = self.file.parent().unwrap_or(Path::new(".")).join(&f);
+                    let sub = read_document_depth(&path, self.depth + 1, self)?;
+                    return match sub.blocks.into_iter().next() {
+                        Some(b) => Ok(Value::Block(b)),
+                        None => Err(Error::input(
+                            path.display().to_string(),
+                            0,
+                            "expected a parameter block in a `source`d file, found none",
+                        )),
+                    };
+                }
+                match w.parse::<f64>() {
+                    Ok(x) => Ok(Value::Num(x)),
+                    Err(_) => Ok(Value::Word(w)),
+                }
+            }
+            _ => Err(self.expected("a value (number, word, block or list)")),
+        }
+    }
+
+    fn list(&mut self) -> Result<Vec<Value>> {
+        let open_line = self.line();
+        if !self.eat(&Tok::LBrack) {
+            return Err(self.expected("`[`"));
+        }
+        let mut items = Vec::new();
+        loop {
+            match self.peek() {
+                Some((Tok::RBrack, _)) => {
+                    self.pos += 1;
+                    return Ok(items);
+                }
+                Some((Tok::Comma, _)) => self.pos += 1,
+                None => {
+                    return Err(self.err(format!(
+                        "unexpected end of file: expected `]` closing the list opened at line {open_line}"
+                    )))
+                }
+                _ => items.push(self.value()?),
+            }
+        }
+    }
+}
+
+/// Reads a DiskSim parameter file (and what it `source`s).
+pub fn read_document(path: &Path) -> Result<Document> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Error::input(path.display().to_string(), 0, format!("cannot read: {e}")))?;
+    parse_str(&text, path, 0)
+}
+
+fn read_document_depth(path: &Path, depth: usize, from: &Parser<'_>) -> Result<Document> {
+    if depth > MAX_SOURCE_DEPTH {
+        return Err(from.err("`source` nested too deeply (a file sources itself?)"));
+    }
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| from.err(format!("cannot read `source`d file {}: {e}", path.display())))?;
+    parse_str(&text, path, depth)
+}
+
+/// Parses `text` as if read from `path` (used for `source` resolution).
+pub fn parse_str(text: &str, path: &Path, depth: usize) -> Result<Document> {
+    let toks = tokenize(text);
+    let mut p = Parser { toks: &toks, pos: 0, file: Rc::new(path.to_path_buf()), depth };
+    let mut doc = Document::default();
+    p.document(&mut doc)?;
+    Ok(doc)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_nested_blocks_lists_and_spaced_keys() {
+        let t = "disksim_disk D {\n Model = dm_disk { Number of cylinders = 10, Zones = [ z { a = 1 }, z { a = 2 }, ], },\n Segment size (in blks) = 561,\n Seek type = extracted\n}\n";
+        let d = parse_str(t, Path::new("/x/y.diskspecs"), 0).unwrap();
+        assert_eq!(d.blocks.len(), 1);
+        let b = &d.blocks[0];
+        assert_eq!(b.name.as_deref(), Some("D"));
+        match &b.get("segment size (in blks)").unwrap().value {
+            Value::Num(x) => assert_eq!(*x, 561.0),
+            v => panic!("{v:?}"),
+        }
+        let Value::Block(m) = &b.get("Model").unwrap().value else { panic!() };
+        let Value::List(z) = &m.get("Zones").unwrap().value else { panic!() };
+        assert_eq!(z.len(), 2);
+        assert_eq!(b.get("Seek type").unwrap().line, 4);
+    }
+
+    #[test]
+    fn truncated_block_names_line_and_expectation() {
+        let t = "disksim_disk D {\n a = 1,\n b = [ 1, 2\n";
+        let e = parse_str(t, Path::new("t.diskspecs"), 0).unwrap_err();
+        let s = e.to_string();
+        assert!(s.contains("t.diskspecs:3"), "{s}");
+        assert!(s.contains("expected `]`"), "{s}");
+    }
+
+    #[test]
+    fn topology_and_instantiate_are_understood() {
+        let t = "instantiate [ disk0 ] as D\ntopology disksim_iodriver driver0 [ disksim_bus bus0 [ disksim_disk disk0 [] ] ]\nb X { k = v }";
+        let d = parse_str(t, Path::new("t.parv"), 0).unwrap();
+        assert_eq!(d.instances[0].names, vec!["disk0".to_string()]);
+        assert_eq!(d.instances[0].as_type, "D");
+        assert_eq!(d.blocks.len(), 1);
+    }
+}

@@ -1,0 +1,310 @@
+//! Zoned geometry: LBA → (cylinder, head, sector) and the angle at which a
+//! sector passes under the head (models.md §1.4, §1.5).
+//!
+//! Two spaces are used:
+//! * the *logical* space of LBAs the host sees;
+//! * a *physical block* space P that also holds the blocks no LBA maps to
+//!   (DiskSim's slipped sectors, spare sectors/tracks at the end of a zone or
+//!   cylinder range, the "empty space at zone front").
+//!
+//! LBA → P is one binary search over a sorted list of skipped ranges; P →
+//! track is one binary search over a compact table of *runs*. A run is a
+//! sequence of tracks laid out the same way:
+//! * a DiskSim `dm_layout_g1` zone is one run of `surfaces` tracks per
+//!   cylinder (head order 0..S-1, or serpentine per the mapping scheme),
+//!   with a track skew added per track switch and a cylinder skew per
+//!   cylinder switch;
+//! * a `dm_layout_g4` leaf entry (one head, consecutive cylinders upwards or
+//!   downwards, the layout of modern drives that fill a band of cylinders on
+//!   one surface before switching heads) is one run of one track per
+//!   cylinder, each track starting `alen` revolutions after the previous.
+//!
+//! Angles are fractions of a revolution: sector `s` of track `j` in a run
+//! starts at `angle0 + j·a_track + ⌊j/tpc⌋·a_cyl + s/spt` (mod 1).
+
+use crate::error::{Error, Result};
+
+/// One run of identically laid-out tracks (see the module doc).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Run {
+    /// First physical block of the run.
+    pub p_start: u64,
+    /// Physical blocks per track that belong to the run (≤ `spt`).
+    pub lpt: u32,
+    /// Sectors per track (the angular width of a sector is 1/spt).
+    pub spt: u32,
+    /// Physical sector of the first block on each track.
+    pub first_sector: u32,
+    /// Tracks in the run.
+    pub tracks: u32,
+    /// Tracks per cylinder step (surfaces for g1 zones, 1 for g4 runs).
+    pub tpc: u32,
+    pub cyl0: u32,
+    /// +1 or -1: direction of cylinder numbers along the run.
+    pub cyl_dir: i8,
+    /// Head of a one-head run (g4).
+    pub head0: u8,
+    /// g1 LBN-to-PBN mapping scheme: 0 normal; 1 serpentine relative to
+    /// the zone start; 2 serpentine on odd absolute cylinders.
+    pub mapping: u8,
+    /// Angle (revolutions) of sector 0 of the first track.
+    pub angle0: f64,
+    /// Revolutions added per track.
+    pub a_track: f64,
+    /// Extra revolutions added per cylinder step.
+    pub a_cyl: f64,
+}
+
+/// A located block: track and angular position.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Loc {
+    pub cyl: u32,
+    pub head: u32,
+    /// Physical sector on the track.
+    pub sector: u32,
+    pub spt: u32,
+    /// Blocks left on this track from this one on (this one included).
+    pub left_on_track: u32,
+    /// Angle (revolutions, in [0,1)) where this sector starts.
+    pub angle: f64,
+}
+
+/// The whole mapping of one drive.
+#[derive(Debug, Clone)]
+pub struct Layout {
+    /// Logical position from which `skip_shift` applies (sorted).
+    skip_key: Vec<u64>,
+    /// P − LBA for LBAs ≥ the matching key.
+    skip_shift: Vec<u64>,
+    runs: Vec<Run>,
+    pub surfaces: u32,
+    pub cylinders: u32,
+    pub capacity_sectors: u64,
+}
+
+/// A builder collecting runs and skipped physical ranges in P order.
+#[derive(Debug, Default)]
+pub struct LayoutBuilder {
+    runs: Vec<Run>,
+    /// (physical start, length) of ranges no LBA maps to.
+    skips: Vec<(u64, u64)>,
+    p_end: u64,
+}
+
+impl LayoutBuilder {
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// The physical block the next run starts at.
+    pub fn p_end(&self) -> u64 {
+        self.p_end
+    }
+    /// Appends a run at the current end of P.
+    pub fn push_run(&mut self, mut run: Run) {
+        run.p_start = self.p_end;
+        self.p_end += run.lpt as u64 * run.tracks as u64;
+        if run.tracks > 0 && run.lpt > 0 {
+            self.runs.push(run);
+        }
+    }
+    /// Appends a run at an explicit physical start (g4: the tree gives it).
+    pub fn push_run_at(&mut self, run: Run) {
+        self.p_end = self.p_end.max(run.p_start + run.lpt as u64 * run.tracks as u64);
+        if run.tracks > 0 && run.lpt > 0 {
+            self.runs.push(run);
+        }
+    }
+    /// Marks `len` physical blocks from `p` as mapped by no LBA.
+    pub fn skip(&mut self, p: u64, len: u64) {
+        if len > 0 {
+            self.skips.push((p, len));
+        }
+    }
+
+    pub fn build(
+        mut self,
+        surfaces: u32,
+        cylinders: u32,
+        capacity_sectors: u64,
+        what: &str,
+    ) -> Result<Layout> {
+        self.runs.sort_by_key(|r| r.p_start);
+        for w in self.runs.windows(2) {
+            let end = w[0].p_start + w[0].lpt as u64 * w[0].tracks as u64;
+            if end > w[1].p_start {
+                return Err(Error::input(
+                    what,
+                    0,
+                    format!(
+                        "layout runs overlap at physical block {} (expected disjoint tracks)",
+                        w[1].p_start
+                    ),
+                ));
+            }
+        }
+        self.skips.sort_unstable();
+        let mut skip_key = Vec::with_capacity(self.skips.len());
+        let mut skip_shift = Vec::with_capacity(self.skips.len());
+        let mut cum = 0u64;
+        for &(s, len) in &self.skips {
+            if s < cum {
+                return Err(Error::input(what, 0, "overlapping slipped/spare ranges"));
+            }
+            skip_key.push(s - cum);
+            cum += len;
+            skip_shift.push(cum);
+        }
+        let mapped = self.p_end.saturating_sub(cum);
+        if capacity_sectors == 0 || capacity_sectors > mapped {
+            return Err(Error::input(
+                what,
+                0,
+                format!("block count {capacity_sectors} does not fit the layout (it maps {mapped} blocks)"),
+            ));
+        }
+        if self.runs.is_empty() {
+            return Err(Error::input(what, 0, "layout has no tracks"));
+        }
+        let l = Layout { skip_key, skip_shift, runs: self.runs, surfaces, cylinders, capacity_sectors };
+        // Every LBA must land on a track: check the last one.
+        if l.locate(capacity_sectors - 1).is_none() {
+            return Err(Error::input(
+                what,
+                0,
+                "layout leaves the last blocks without a track (gaps between zones?)",
+            ));
+        }
+        Ok(l)
+    }
+}
+
+impl Layout {
+    /// LBA → physical block.
+    #[inline]
+    pub fn physical(&self, lba: u64) -> u64 {
+        let k = self.skip_key.partition_point(|&key| key <= lba);
+        if k == 0 {
+            lba
+        } else {
+            lba + self.skip_shift[k - 1]
+        }
+    }
+
+    #[inline]
+    fn run_of(&self, p: u64) -> Option<&Run> {
+        let k = self.runs.partition_point(|r| r.p_start <= p);
+        if k == 0 {
+            return None;
+        }
+        let r = &self.runs[k - 1];
+        if p < r.p_start + r.lpt as u64 * r.tracks as u64 {
+            Some(r)
+        } else {
+            None
+        }
+    }
+
+    /// Where `lba` is. `None` only for an LBA beyond the layout.
+    #[inline]
+    pub fn locate(&self, lba: u64) -> Option<Loc> {
+        let p = self.physical(lba);
+        let r = self.run_of(p)?;
+        let off = p - r.p_start;
+        let j = (off / r.lpt as u64) as u32;
+        let in_track = (off % r.lpt as u64) as u32;
+        let cstep = j / r.tpc;
+        let cyl = (r.cyl0 as i64 + r.cyl_dir as i64 * cstep as i64).max(0) as u32;
+        let head = if r.tpc == 1 {
+            r.head0 as u32
+        } else {
+            let h = j % r.tpc;
+            let flip = match r.mapping {
+                1 => cstep % 2 == 1,
+                2 => cyl % 2 == 1,
+                _ => false,
+            };
+            if flip {
+                r.tpc - 1 - h
+            } else {
+                h
+            }
+        };
+        let sector = r.first_sector + in_track;
+        let a = r.angle0 + j as f64 * r.a_track + cstep as f64 * r.a_cyl + sector as f64 / r.spt as f64;
+        // Blocks left on the track (slipped ones included): `run_on_track`
+        // trims the stretch at the next slip.
+        Some(Loc { cyl, head, sector, spt: r.spt, left_on_track: r.lpt - in_track, angle: a - a.floor() })
+    }
+
+    /// Number of LBAs from `lba` that lie on the same track, contiguous
+    /// there (a slipped sector ends the stretch). At least 1.
+    #[inline]
+    pub fn run_on_track(&self, lba: u64, loc: &Loc) -> u32 {
+        let max = loc.left_on_track as u64;
+        // next skip key after lba: the first LBA whose shift differs
+        let k = self.skip_key.partition_point(|&key| key <= lba);
+        let n = if k < self.skip_key.len() { (self.skip_key[k] - lba).min(max) } else { max };
+        n.max(1) as u32
+    }
+
+    pub fn runs(&self) -> &[Run] {
+        &self.runs
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn zone(cyl0: u32, cyls: u32, spt: u32, surfaces: u32, tskew: u32, cskew: u32) -> Run {
+        let sw = 1.0 / spt as f64;
+        Run {
+            p_start: 0,
+            lpt: spt,
+            spt,
+            first_sector: 0,
+            tracks: cyls * surfaces,
+            tpc: surfaces,
+            cyl0,
+            cyl_dir: 1,
+            head0: 0,
+            mapping: 0,
+            angle0: 0.0,
+            a_track: tskew as f64 * sw,
+            a_cyl: (cskew as f64 - tskew as f64) * sw,
+        }
+    }
+
+    #[test]
+    fn maps_lba_to_chs_with_skews_and_slips() {
+        let mut b = LayoutBuilder::new();
+        b.push_run(zone(0, 10, 100, 2, 10, 30));
+        b.skip(5, 2); // two slipped sectors in track 0
+        b.push_run(zone(10, 10, 50, 2, 5, 7));
+        let l = b.build(2, 20, 2000 + 1000 - 2, "t").unwrap();
+        let a = l.locate(4).unwrap();
+        assert_eq!((a.cyl, a.head, a.sector), (0, 0, 4));
+        let a = l.locate(5).unwrap();
+        assert_eq!((a.cyl, a.head, a.sector), (0, 0, 7));
+        // LBA 98 → P 100: cylinder 0, head 1, sector 0, skewed by 10 sectors
+        let a = l.locate(98).unwrap();
+        assert_eq!((a.cyl, a.head, a.sector), (0, 1, 0));
+        assert!((a.angle - 0.10).abs() < 1e-12);
+        // P 200 → cylinder 1 head 0: one track skew + one cylinder switch
+        let a = l.locate(198).unwrap();
+        assert_eq!((a.cyl, a.head), (1, 0));
+        assert!((a.angle - 0.40).abs() < 1e-12, "{}", a.angle);
+        // second zone starts at P 2000 = LBA 1998
+        let a = l.locate(1998).unwrap();
+        assert_eq!((a.cyl, a.head, a.sector, a.spt), (10, 0, 0, 50));
+        assert!(l.locate(2998).is_none());
+        assert_eq!(l.run_on_track(3, &l.locate(3).unwrap()), 2);
+    }
+
+    #[test]
+    fn block_count_beyond_layout_is_an_error() {
+        let mut b = LayoutBuilder::new();
+        b.push_run(zone(0, 1, 10, 1, 0, 0));
+        assert!(b.build(1, 1, 11, "t").is_err());
+    }
+}
