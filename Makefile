@@ -13,8 +13,8 @@ STAMP  := $(VENV)/.deps-stamp
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install --quiet --upgrade pip
-	$(PIP) install --quiet "maturin>=1.7,<2" "pytest>=8" "ruff>=0.6" "pyarrow>=14" "matplotlib>=3.8" \
-		"duckdb>=1.1" "dask[distributed]>=2024.1" "tqdm>=4.66" "selenium>=4.20"
+	$(PIP) install --quiet "maturin>=1.7,<2" "pytest>=8" "ruff>=0.6" "mypy>=1.8" "pyarrow>=14" "matplotlib>=3.8" \
+		"duckdb>=1.1" "dask[distributed]>=2024.1" "tqdm>=4.66" "selenium>=4.20" "types-tqdm"
 	touch $(STAMP)
 
 venv: $(STAMP)
@@ -44,6 +44,7 @@ lint: $(STAMP)
 	cargo clippy --workspace --all-targets -- -D warnings
 	$(VENV)/bin/ruff check python tests benches
 	$(VENV)/bin/ruff format --check python tests benches
+	$(VENV)/bin/mypy
 
 test: rust-test py-test
 

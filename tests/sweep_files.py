@@ -10,10 +10,11 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+
 from prefetchlab.schema import WALL_CLOCK_METRICS
 
 #: The command line, as a user runs it.
-CLI = [sys.executable, "-m", "prefetchlab.experiments_cli"]
+CLI = [sys.executable, "-m", "prefetchlab.cli"]
 
 #: Columns that measure the host's clock; every other column is reproducible.
 WALL_COLUMNS = ("wall_s", *WALL_CLOCK_METRICS)

@@ -8,6 +8,7 @@ from pathlib import Path
 import duckdb
 import pyarrow.parquet as pq
 import pytest
+
 from prefetchlab.claims import Check, ClaimError, evaluate, parse_check, parse_value
 from prefetchlab.experiment import ExperimentError, load_experiment, run_id
 from prefetchlab.results import ResultsDB

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
+
 from prefetchlab.experiment import ExperimentError, load_experiment
 
 from .sweep_files import CLI, cli, columns, configs, demo_like, one_error_line, table, write

@@ -1,20 +1,59 @@
-"""The Python API: ``simulate(config) -> Report`` and ``validate_disk``."""
+"""The Python API: ``simulate(config) -> Report`` and ``validate_disk``.
+
+A configuration is given as a dict, as TOML text, or as a path to a TOML file
+(a :class:`pathlib.Path`, or a one-line string ending in ``.toml``). The schema
+is the engine's (``crates/prefetchlab/src/config/mod.rs``); every error is a
+:class:`prefetchlab.PrefetchlabError` whose message is one line naming the key
+or file at fault.
+"""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from prefetchlab import _engine
+
+#: Columns of :attr:`Report.io_log`, in order, with their Arrow types. Absent
+#: values (e.g. the disk of a readahead window) are null.
+IO_LOG_COLUMNS: tuple[tuple[str, pa.DataType], ...] = (
+    ("time_ns", pa.uint64()),
+    ("event", pa.dictionary(pa.uint8(), pa.string())),
+    ("stream", pa.int32()),
+    ("file", pa.int32()),
+    ("page", pa.int64()),
+    ("pages", pa.int64()),
+    ("marker", pa.int64()),
+    ("issued", pa.int64()),
+    ("array_block", pa.int64()),
+    ("disk", pa.int32()),
+    ("lba_sector", pa.int64()),
+    ("sectors", pa.int64()),
+)
+
+#: Called now and then during a run with
+#: ``(sim_s, duration_s, requests_done, requests_total)``; raising stops the run.
+ProgressFn = Callable[[float, float, int, int], object]
+
+ConfigLike = dict[str, Any] | str | Path
 
 
 @dataclass
 class Report:
-    """What one run measured."""
+    """What one run measured.
+
+    ``metrics`` holds the scalar figures (names carry their units, e.g.
+    ``bandwidth_mb_s``, ``latency_p99_ms``); ``streams`` and ``disks`` one dict
+    per reader and per member disk; ``config`` the resolved configuration
+    (every default filled in; sizes in bytes, durations in nanoseconds);
+    ``io_log`` a :class:`pyarrow.Table` when ``output.io_log = true``, else None.
+    """
 
     metrics: dict[str, Any]
     config: dict[str, Any]
@@ -23,44 +62,35 @@ class Report:
     io_log: pa.Table | None = None
     version: str = ""
 
-
-_OPTIONAL = {
-    "stream",
-    "file",
-    "page",
-    "pages",
-    "marker",
-    "issued",
-    "array_block",
-    "disk",
-    "lba_sector",
-    "sectors",
-}
+    def to_dict(self) -> dict[str, Any]:
+        """The report JSON object: ``{"version", "config", "metrics", "streams", "disks"}``."""
+        return {
+            "version": self.version,
+            "config": self.config,
+            "metrics": self.metrics,
+            "streams": self.streams,
+            "disks": self.disks,
+        }
 
 
-def _io_log_table(raw: dict[str, Any]) -> pa.Table:
+def _io_log_table(raw: _engine.IoLogColumns) -> pa.Table:
+    """Builds the Arrow table from the engine's little-endian column buffers (no copy of the data)."""
     n = raw["rows"]
     cols: dict[str, pa.Array] = {}
-    cols["time_ns"] = pa.Array.from_buffers(pa.uint64(), n, [None, pa.py_buffer(raw["time_ns"])])
-    codes = pa.Array.from_buffers(pa.uint8(), n, [None, pa.py_buffer(raw["event"])])
-    cols["event"] = pa.DictionaryArray.from_arrays(codes, pa.array(raw["event_names"], pa.string()))
-    for name in ("stream", "file", "disk"):
-        arr = pa.Array.from_buffers(pa.int32(), n, [None, pa.py_buffer(raw[name])])
-        cols[name] = _nulls_for_negative(arr)
-    for name in ("page", "pages", "marker", "issued", "array_block", "lba_sector", "sectors"):
-        arr = pa.Array.from_buffers(pa.int64(), n, [None, pa.py_buffer(raw[name])])
-        cols[name] = _nulls_for_negative(arr)
-    assert set(cols) - {"time_ns", "event"} == _OPTIONAL
+    for name, dtype in IO_LOG_COLUMNS:
+        buf = pa.py_buffer(raw[name])  # type: ignore[literal-required]
+        if name == "event":
+            codes = pa.Array.from_buffers(pa.uint8(), n, [None, buf])
+            cols[name] = pa.DictionaryArray.from_arrays(codes, pa.array(raw["event_names"], pa.string()))
+        elif name == "time_ns":
+            cols[name] = pa.Array.from_buffers(dtype, n, [None, buf])
+        else:
+            arr = pa.Array.from_buffers(dtype, n, [None, buf])
+            cols[name] = pc.if_else(pc.less(arr, 0), pa.scalar(None, dtype), arr)
     return pa.table(cols)
 
 
-def _nulls_for_negative(arr: pa.Array) -> pa.Array:
-    import pyarrow.compute as pc
-
-    return pc.if_else(pc.less(arr, 0), pa.scalar(None, arr.type), arr)
-
-
-def _config_args(config: dict[str, Any] | str | Path) -> tuple[str, str]:
+def _config_args(config: ConfigLike) -> tuple[str, _engine.Format]:
     if isinstance(config, dict):
         return json.dumps(config), "json"
     if isinstance(config, Path):
@@ -73,22 +103,37 @@ def _config_args(config: dict[str, Any] | str | Path) -> tuple[str, str]:
     raise TypeError(f"config must be a dict, TOML text or a path, not {type(config).__name__}")
 
 
-def simulate(config: dict[str, Any] | str | Path, sets: list[str] | None = None) -> Report:
+def resolve(config: ConfigLike, sets: list[str] | None = None) -> dict[str, Any]:
+    """Checks a configuration without running it; returns it with every default filled in."""
+    text, fmt = _config_args(config)
+    resolved: dict[str, Any] = json.loads(_engine.resolve(text, fmt, list(sets or [])))
+    return resolved
+
+
+def simulate(
+    config: ConfigLike,
+    sets: list[str] | None = None,
+    *,
+    progress: ProgressFn | None = None,
+) -> Report:
     """Runs one configuration (a dict, TOML text, or a path to a TOML file).
 
     ``sets`` are ``key.path=value`` overrides, as ``--set`` on the command line.
-    Errors raise :class:`prefetchlab.PrefetchlabError` with the CLI's message.
+    ``progress`` is called now and then with ``(sim_s, duration_s,
+    requests_done, requests_total)``. Errors raise
+    :class:`prefetchlab.PrefetchlabError` with the CLI's message; Ctrl-C raises
+    :class:`KeyboardInterrupt`.
     """
     text, fmt = _config_args(config)
-    out = _engine.simulate(text, fmt, list(sets or []))
+    out = _engine.simulate(text, fmt, list(sets or []), progress)
     report = json.loads(out["report"])
-    io_log = _io_log_table(out["io_log"]) if out["io_log"] is not None else None
+    raw_log = out["io_log"]
     return Report(
         metrics=report["metrics"],
         config=report["config"],
         streams=report["streams"],
         disks=report["disks"],
-        io_log=io_log,
+        io_log=_io_log_table(raw_log) if raw_log is not None else None,
         version=report["version"],
     )
 
@@ -96,5 +141,18 @@ def simulate(config: dict[str, Any] | str | Path, sets: list[str] | None = None)
 def validate_disk(
     spec: str | Path, trace: str | Path, overrides: list[tuple[str, float]] | None = None
 ) -> dict[str, float]:
-    """Replays a DiskSim validation trace on the drive model; returns rms and means in ms."""
-    return dict(_engine.validate_disk(str(spec), str(trace), list(overrides or [])))
+    """Replays a DiskSim validation trace on the drive model of ``spec`` (``.parv`` or ``.diskspecs``).
+
+    ``overrides`` set DiskSim parameters by name, e.g. ``("Enable caching in
+    buffer", 0)``. Returns ``rms_ms``, ``rms_exact_ms``, ``mean_sim_ms``,
+    ``mean_real_ms`` (milliseconds) and ``requests``.
+    """
+    pairs = [(str(name), float(value)) for name, value in (overrides or [])]
+    v = _engine.validate_disk(str(spec), str(trace), pairs)
+    return {
+        "rms_ms": v["rms_ms"],
+        "rms_exact_ms": v["rms_exact_ms"],
+        "mean_sim_ms": v["mean_sim_ms"],
+        "mean_real_ms": v["mean_real_ms"],
+        "requests": v["requests"],
+    }

@@ -3,8 +3,7 @@
 ``register(subparsers)`` adds them to the ``prefetchlab`` parser (python/prefetchlab/cli.py);
 each sets ``func`` to a handler taking the parsed arguments and returning an exit code. Bad
 input raises :class:`prefetchlab.PrefetchlabError`, which the CLI prints as
-``prefetchlab: error: ...`` with exit code 2. ``python -m prefetchlab.experiments_cli`` runs
-these subcommands alone, with the same error handling.
+``prefetchlab: error: ...`` with exit code 2.
 
 An EXPERIMENT argument is a path to an experiment file, or a name ``NAME`` standing for
 ``experiments/NAME.toml`` under the current directory. The results database defaults to
@@ -15,15 +14,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import tomllib
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from prefetchlab._engine import PrefetchlabError, __version__
+from prefetchlab._engine import __version__
 from prefetchlab.experiment import Experiment, ExperimentError, load_experiment
-from prefetchlab.results import ResultsDB, ResultsError, format_table
 
 EXPERIMENTS_DIR = Path("experiments")
 #: Metrics shown by ``results show`` when the experiment's figures name none.
@@ -72,6 +68,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    from prefetchlab.results import ResultsDB, ResultsError
+
     db = ResultsDB(_db(args, None))
     if not db.exists():
         raise ResultsError(f"{db.path}: no such results database")
@@ -111,6 +109,8 @@ def _num(v: Any) -> str:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
+    from prefetchlab.results import ResultsDB, ResultsError, format_table
+
     exp: Experiment | None
     try:
         exp = load_experiment(find_experiment(args.experiment))
@@ -132,6 +132,7 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 def cmd_plot(args: argparse.Namespace) -> int:
     from prefetchlab.plot import draw
+    from prefetchlab.results import ResultsDB
 
     exp = load_experiment(find_experiment(args.experiment))
     if not exp.figures:
@@ -146,6 +147,7 @@ def cmd_plot(args: argparse.Namespace) -> int:
 def cmd_reproduce(args: argparse.Namespace) -> int:
     from prefetchlab.plot import draw
     from prefetchlab.report import ExperimentReport, write_report
+    from prefetchlab.results import ResultsDB
     from prefetchlab.runner import sweep
 
     paths = [find_experiment(n) for n in args.names] if args.names else all_experiments()
@@ -228,22 +230,3 @@ def register(subparsers: Any) -> None:
     rp.add_argument("--force", action="store_true")
     rp.add_argument("--quiet", action="store_true")
     rp.set_defaults(func=cmd_reproduce)
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """These subcommands alone, with the CLI's error handling."""
-    parser = argparse.ArgumentParser(prog="prefetchlab")
-    register(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(argv)
-    try:
-        return int(args.func(args))
-    except PrefetchlabError as e:
-        print(f"prefetchlab: error: {e}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("prefetchlab: interrupted", file=sys.stderr)
-        return 130
-
-
-if __name__ == "__main__":
-    sys.exit(main())

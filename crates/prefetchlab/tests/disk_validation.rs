@@ -10,10 +10,11 @@ fn shared() -> Option<PathBuf> {
     let p = std::env::var_os("PREFETCHLAB_SHARED")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared"));
-    p.join("disksim-valid")
-        .is_dir()
-        .then(|| p.join("disksim-valid"))
+    p.join("disksim-valid").is_dir().then(|| p.join("disksim-valid"))
 }
+
+/// (name, spec, trace, DiskSim overrides, DiskSim's own rms in ms)
+type Case = (&'static str, PathBuf, PathBuf, Vec<(String, f64)>, f64);
 
 #[test]
 fn five_drives_within_one_and_a_half_disksim_rms() {
@@ -22,44 +23,16 @@ fn five_drives_within_one_and_a_half_disksim_rms() {
         return;
     };
     let off = |k: &str| (k.to_string(), 0.0);
-    let cases: Vec<(&str, PathBuf, PathBuf, Vec<(String, f64)>, f64)> = vec![
-        (
-            "cheetah9LP",
-            dir.join("cheetah9LP.parv"),
-            dir.join("cheetah9LP.trace"),
-            vec![],
-            0.107,
-        ),
-        (
-            "atlas10k",
-            dir.join("atlas10k.parv"),
-            dir.join("atlas10k.trace"),
-            vec![],
-            0.268,
-        ),
-        (
-            "barracuda",
-            dir.join("barracuda.parv"),
-            dir.join("barracuda.trace"),
-            vec![],
-            0.349,
-        ),
-        (
-            "hp_c2247a",
-            dir.join("hp_c2247a.parv"),
-            dir.join("hp_c2247a.trace"),
-            vec![],
-            0.090,
-        ),
+    let cases: Vec<Case> = vec![
+        ("cheetah9LP", dir.join("cheetah9LP.parv"), dir.join("cheetah9LP.trace"), vec![], 0.107),
+        ("atlas10k", dir.join("atlas10k.parv"), dir.join("atlas10k.trace"), vec![], 0.268),
+        ("barracuda", dir.join("barracuda.parv"), dir.join("barracuda.trace"), vec![], 0.349),
+        ("hp_c2247a", dir.join("hp_c2247a.parv"), dir.join("hp_c2247a.trace"), vec![], 0.090),
         (
             "cheetah15k5",
             dir.join("cheetah15k5/Seagate-Cheetah15k5.parv"),
             dir.join("cheetah15k5/random.trace"),
-            vec![
-                off("Enable caching in buffer"),
-                off("Fast write level"),
-                off("Buffer continuous read"),
-            ],
+            vec![off("Enable caching in buffer"), off("Fast write level"), off("Buffer continuous read")],
             0.297,
         ),
     ];
@@ -74,13 +47,7 @@ fn five_drives_within_one_and_a_half_disksim_rms() {
             "{:<12} {:>8.3} {:>8.3} {:>13.3} {:>9.3} {:>9.3} {:>7}",
             name, v.rms_ms, ds, v.rms_exact_ms, v.mean_sim_ms, v.mean_real_ms, v.requests
         );
-        // Known gap: the HP C2247A's sequential writes sometimes lose a
-        // revolution on the real drive that the model does not reproduce
-        // (see hdd/mod.rs); it is held to 1.9× DiskSim until that is found.
-        let factor = if *name == "hp_c2247a" { 1.9 } else { 1.5 };
-        if factor > 1.5 {
-            println!("  KNOWN GAP: {name} is held to {factor}× DiskSim's rms, not 1.5×");
-        }
+        let factor = 1.5;
         if v.rms_ms > factor * ds {
             failures.push(format!("{name}: rms {:.3} > {factor} × {ds}", v.rms_ms));
         }
@@ -111,8 +78,5 @@ fn replay_speed_is_reported() {
         assert!(s.iter().all(|&x| x > 0.0));
     }
     let secs = t.elapsed().as_secs_f64();
-    println!(
-        "replayed {n} requests in {secs:.3} s: {:.0} requests/s",
-        n as f64 / secs
-    );
+    println!("replayed {n} requests in {secs:.3} s: {:.0} requests/s", n as f64 / secs);
 }

@@ -51,20 +51,12 @@ impl ArrayCache {
 
     /// Evicts the LRU uptodate block if full; `false` if no room can be made.
     pub fn make_room(&mut self) -> (Option<Evicted>, bool) {
-        if !self.lru.is_full() {
-            return (None, true);
+        let (ev, room) = self.lru.make_room();
+        if let Some(ev) = ev {
+            self.index.remove(&ev.key);
+            self.stats.wasted += ev.unused_prefetch as u64;
         }
-        match self.lru.victim() {
-            Some(s) => {
-                let ev = self.lru.remove(s);
-                self.index.remove(&ev.key);
-                if ev.unused_prefetch {
-                    self.stats.wasted += 1;
-                }
-                (Some(ev), true)
-            }
-            None => (None, false),
-        }
+        (ev, room)
     }
 
     pub fn allocate(&mut self, block: u64, io: u32, prefetched: bool) -> u32 {
@@ -86,13 +78,6 @@ impl ArrayCache {
 
     /// A read from above touched the block.
     pub fn access(&mut self, slot: u32) {
-        let f = self.lru.flags(slot);
-        if f & flag::USED == 0 {
-            self.lru.set(slot, flag::USED);
-            if f & flag::PREFETCHED != 0 {
-                self.stats.prefetch_used += 1;
-            }
-        }
-        self.lru.touch(slot);
+        self.stats.prefetch_used += self.lru.access(slot) as u64;
     }
 }

@@ -141,6 +141,32 @@ impl LruSlots {
         }
     }
 
+    /// The reader read slot `s`: marks it used and most recent. Returns true
+    /// when this was the first use of a prefetched slot.
+    #[inline]
+    pub fn access(&mut self, s: u32) -> bool {
+        let f = self.flags(s);
+        self.touch(s);
+        if f & flag::USED == 0 {
+            self.set(s, flag::USED);
+            return f & flag::PREFETCHED != 0;
+        }
+        false
+    }
+
+    /// When full, evicts the least recently used uptodate slot. Returns the
+    /// eviction, if one happened, and whether there is room now (false when
+    /// every slot is in flight).
+    pub fn make_room(&mut self) -> (Option<Evicted>, bool) {
+        if !self.is_full() {
+            return (None, true);
+        }
+        match self.victim() {
+            Some(s) => (Some(self.remove(s)), true),
+            None => (None, false),
+        }
+    }
+
     /// The least recently used slot that is uptodate (in-flight slots are
     /// never evicted), if any.
     pub fn victim(&self) -> Option<u32> {

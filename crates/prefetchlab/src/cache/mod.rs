@@ -91,22 +91,13 @@ impl PageCache {
     /// recently used uptodate page. Returns the eviction, if one happened,
     /// and whether there is room now.
     pub fn make_room(&mut self) -> (Option<Evicted>, bool) {
-        if !self.lru.is_full() {
-            return (None, true);
+        let (ev, room) = self.lru.make_room();
+        if let Some(ev) = ev {
+            self.index[(ev.key >> 32) as usize][(ev.key & 0xffff_ffff) as usize] = NONE;
+            self.stats.evictions += 1;
+            self.stats.wasted += ev.unused_prefetch as u64;
         }
-        match self.lru.victim() {
-            Some(s) => {
-                let k = self.lru.key(s);
-                let ev = self.lru.remove(s);
-                self.index[(k >> 32) as usize][(k & 0xffff_ffff) as usize] = NONE;
-                self.stats.evictions += 1;
-                if ev.unused_prefetch {
-                    self.stats.wasted += 1;
-                }
-                (Some(ev), true)
-            }
-            None => (None, false),
-        }
+        (ev, room)
     }
 
     /// Allocates an in-flight page filled by I/O `io` (room must have been made,
@@ -140,14 +131,7 @@ impl PageCache {
     /// The reader reads the page in `slot` (counts a first use of a prefetch).
     #[inline]
     pub fn access(&mut self, slot: u32) {
-        let f = self.lru.flags(slot);
-        if f & flag::USED == 0 {
-            self.lru.set(slot, flag::USED);
-            if f & flag::PREFETCHED != 0 {
-                self.stats.prefetch_used += 1;
-            }
-        }
-        self.lru.touch(slot);
+        self.stats.prefetch_used += self.lru.access(slot) as u64;
     }
 }
 

@@ -28,13 +28,7 @@ use crate::error::{Error, Result};
 use std::collections::BTreeMap;
 
 /// The preset names `Hdd::from_model` accepts.
-pub const NAMES: [&str; 5] = [
-    "cheetah-15k5",
-    "cheetah-15k4",
-    "barracuda-7200.10",
-    "wd5000aaks",
-    "wd10evvs",
-];
+pub const NAMES: [&str; 5] = ["cheetah-15k5", "cheetah-15k4", "barracuda-7200.10", "wd5000aaks", "wd10evvs"];
 
 /// Datasheet figures of a drive.
 struct Sheet {
@@ -160,8 +154,7 @@ fn sheet_layout(s: &Sheet) -> Result<(Layout, u32)> {
     let cs = s.seek.0 / 1e3;
     let sf = s.surfaces as f64;
     // sustained = 512·spt·S / ((S−1)·hs + cs + S·rev)
-    let spt_for =
-        |mbs: f64| (mbs * 1e6 * ((sf - 1.0) * hs + cs + sf * rev_s) / (512.0 * sf)).round();
+    let spt_for = |mbs: f64| (mbs * 1e6 * ((sf - 1.0) * hs + cs + sf * rev_s) / (512.0 * sf)).round();
     let spt_od = spt_for(s.od_mbs);
     let spt_id = spt_for(s.id_mbs);
     let spts: Vec<u32> = (0..ZONES)
@@ -409,19 +402,9 @@ mod tests {
         for n in NAMES {
             let p = preset(n).unwrap().unwrap();
             assert!(p.layout.capacity_sectors > 100_000_000, "{n}");
-            assert!(
-                p.layout.locate(p.layout.capacity_sectors - 1).is_some(),
-                "{n}"
-            );
+            assert!(p.layout.locate(p.layout.capacity_sectors - 1).is_some(), "{n}");
         }
-        assert_eq!(
-            preset("cheetah-15k5")
-                .unwrap()
-                .unwrap()
-                .layout
-                .capacity_sectors,
-            143_374_738
-        );
+        assert_eq!(preset("cheetah-15k5").unwrap().unwrap().layout.capacity_sectors, 143_374_738);
         assert!(preset("nope").unwrap().is_none());
     }
 

@@ -54,9 +54,7 @@ pub fn read_trace(path: &Path) -> Result<Vec<TraceLine>> {
             Error::input(
                 ps.clone(),
                 i + 1,
-                format!(
-                    "expected `R|W Hit|Miss block size service_us next_interarrival_us`: {what}"
-                ),
+                format!("expected `R|W Hit|Miss block size service_us next_interarrival_us`: {what}"),
             )
         };
         if f.len() < 6 {
@@ -67,28 +65,14 @@ pub fn read_trace(path: &Path) -> Result<Vec<TraceLine>> {
             "W" | "w" => true,
             _ => return Err(bad("first field must be R or W")),
         };
-        let lba = f[2]
-            .parse::<u64>()
-            .map_err(|_| bad("block is not an integer"))?;
-        let sectors = f[3]
-            .parse::<u32>()
-            .map_err(|_| bad("size is not an integer"))?;
-        let service_us = f[4]
-            .parse::<f64>()
-            .map_err(|_| bad("service_us is not a number"))?;
-        let next = f[5]
-            .parse::<f64>()
-            .map_err(|_| bad("next_interarrival_us is not a number"))?;
+        let lba = f[2].parse::<u64>().map_err(|_| bad("block is not an integer"))?;
+        let sectors = f[3].parse::<u32>().map_err(|_| bad("size is not an integer"))?;
+        let service_us = f[4].parse::<f64>().map_err(|_| bad("service_us is not a number"))?;
+        let next = f[5].parse::<f64>().map_err(|_| bad("next_interarrival_us is not a number"))?;
         if sectors == 0 || service_us.is_nan() || service_us < 0.0 || next.is_nan() || next < 0.0 {
             return Err(bad("size must be > 0 and times ≥ 0"));
         }
-        out.push(TraceLine {
-            write,
-            lba,
-            sectors,
-            service_us,
-            next_interarrival_us: next,
-        });
+        out.push(TraceLine { write, lba, sectors, service_us, next_interarrival_us: next });
     }
     if out.is_empty() {
         return Err(Error::input(ps, 0, "trace has no requests"));
@@ -102,18 +86,11 @@ pub fn validate(spec: &Path, trace: &Path, overrides: &[(String, f64)]) -> Resul
     let lines = read_trace(trace)?;
     let params = super::disksim::load_drive(spec, overrides)?;
     let cap = params.layout.capacity_sectors;
-    if let Some((i, l)) = lines
-        .iter()
-        .enumerate()
-        .find(|(_, l)| l.lba + l.sectors as u64 > cap)
-    {
+    if let Some((i, l)) = lines.iter().enumerate().find(|(_, l)| l.lba + l.sectors as u64 > cap) {
         return Err(Error::input(
             trace.display().to_string(),
             i + 1,
-            format!(
-                "request {}+{} beyond the drive's {cap} sectors",
-                l.lba, l.sectors
-            ),
+            format!("request {}+{} beyond the drive's {cap} sectors", l.lba, l.sectors),
         ));
     }
     let mut hdd = Hdd::new(params, true, Rng::derive(42, "validate"));
@@ -128,11 +105,7 @@ pub fn replay(hdd: &mut Hdd, lines: &[TraceLine]) -> (Vec<f64>, Vec<f64>) {
     let mut real = Vec::with_capacity(lines.len());
     let mut t: u64 = 0;
     for l in lines {
-        let req = DiskRequest {
-            lba_sector: l.lba,
-            sectors: l.sectors,
-            write: l.write,
-        };
+        let req = DiskRequest { lba_sector: l.lba, sectors: l.sectors, write: l.write };
         let s = hdd.service(&req, t);
         sim.push((s.done_ns - t) as f64 / 1e6);
         real.push(l.service_us / 1000.0);

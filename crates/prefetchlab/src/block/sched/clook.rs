@@ -16,15 +16,8 @@ impl Scheduler for CLook {
         // Key: (behind the head?, LBA). Requests ahead sort first, lowest LBA
         // first; if all are behind, the lowest LBA overall wins (the wrap).
         let key = |r: &Queued| (r.lba_sector < head.lba_sector, r.lba_sector);
-        let mut best = 0;
-        let mut best_key = key(&queue[0]);
-        for (i, r) in queue.iter().enumerate().skip(1) {
-            let k = key(r);
-            if k < best_key {
-                best = i;
-                best_key = k;
-            }
-        }
+        // min_by_key keeps the first of equal keys: the earlier arrival.
+        let (best, _) = queue.iter().enumerate().min_by_key(|(_, r)| key(r)).expect("queue is non-empty");
         Pick::Dispatch(best)
     }
 }

@@ -16,16 +16,8 @@ pub struct Sstf;
 impl Scheduler for Sstf {
     fn pick(&mut self, queue: &[Queued], head: Head, _now_ns: TimeNs) -> Pick {
         let key = |r: &Queued| (r.pos.abs_diff(head.pos), r.lba_sector.abs_diff(head.lba_sector));
-        let mut best = 0;
-        let mut best_key = key(&queue[0]);
-        for (i, r) in queue.iter().enumerate().skip(1) {
-            let k = key(r);
-            // Strictly smaller only: an equal key keeps the earlier arrival.
-            if k < best_key {
-                best = i;
-                best_key = k;
-            }
-        }
+        // min_by_key keeps the first of equal keys: the earlier arrival.
+        let (best, _) = queue.iter().enumerate().min_by_key(|(_, r)| key(r)).expect("queue is non-empty");
         Pick::Dispatch(best)
     }
 }

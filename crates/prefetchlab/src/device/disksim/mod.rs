@@ -42,11 +42,7 @@ struct Get<'a> {
 
 impl Get<'_> {
     fn ov(&self, key: &str) -> Option<f64> {
-        self.overrides
-            .iter()
-            .rev()
-            .find(|(k, _)| k.eq_ignore_ascii_case(key))
-            .map(|(_, v)| *v)
+        self.overrides.iter().rev().find(|(k, _)| k.eq_ignore_ascii_case(key)).map(|(_, v)| *v)
     }
     fn num_opt(&self, b: &Block, key: &str) -> Result<Option<f64>> {
         if let Some(v) = self.ov(key) {
@@ -56,11 +52,7 @@ impl Get<'_> {
             None => Ok(None),
             Some(p) => match &p.value {
                 Value::Num(x) => Ok(Some(*x)),
-                _ => Err(Error::input(
-                    b.path_str(),
-                    p.line,
-                    format!("`{key}`: expected a number"),
-                )),
+                _ => Err(Error::input(b.path_str(), p.line, format!("`{key}`: expected a number"))),
             },
         }
     }
@@ -76,10 +68,7 @@ fn missing(b: &Block, key: &str) -> Error {
     Error::input(
         b.path_str(),
         b.line,
-        format!(
-            "block `{}` lacks parameter `{key}`",
-            b.name.as_deref().unwrap_or(&b.type_name)
-        ),
+        format!("block `{}` lacks parameter `{key}`", b.name.as_deref().unwrap_or(&b.type_name)),
     )
 }
 
@@ -88,11 +77,7 @@ fn word<'a>(b: &'a Block, key: &str) -> Result<&'a str> {
         None => Err(missing(b, key)),
         Some(p) => match &p.value {
             Value::Word(w) => Ok(w),
-            _ => Err(Error::input(
-                b.path_str(),
-                p.line,
-                format!("`{key}`: expected a word"),
-            )),
+            _ => Err(Error::input(b.path_str(), p.line, format!("`{key}`: expected a word"))),
         },
     }
 }
@@ -116,11 +101,7 @@ fn list<'a>(b: &'a Block, key: &str) -> Result<&'a [Value]> {
         None => Err(missing(b, key)),
         Some(p) => match &p.value {
             Value::List(x) => Ok(x),
-            _ => Err(Error::input(
-                b.path_str(),
-                p.line,
-                format!("`{key}`: expected a list `[ ... ]`"),
-            )),
+            _ => Err(Error::input(b.path_str(), p.line, format!("`{key}`: expected a list `[ ... ]`"))),
         },
     }
 }
@@ -131,11 +112,7 @@ fn nums(b: &Block, key: &str) -> Result<Vec<f64>> {
         .iter()
         .map(|v| match v {
             Value::Num(x) => Ok(*x),
-            _ => Err(Error::input(
-                b.path_str(),
-                line,
-                format!("`{key}`: expected a list of numbers"),
-            )),
+            _ => Err(Error::input(b.path_str(), line, format!("`{key}`: expected a list of numbers"))),
         })
         .collect()
 }
@@ -146,11 +123,7 @@ pub fn load_drive(path: &Path, overrides: &[(String, f64)]) -> Result<DriveParam
     let doc = parse::read_document(path)?;
     let g = Get { overrides };
     // the disk: the instantiated disksim_disk if named, else the first one
-    let disks: Vec<&Block> = doc
-        .blocks
-        .iter()
-        .filter(|b| b.type_name == "disksim_disk")
-        .collect();
+    let disks: Vec<&Block> = doc.blocks.iter().filter(|b| b.type_name == "disksim_disk").collect();
     let disk = disks.first().copied().ok_or_else(|| {
         Error::input(
             path.display().to_string(),
@@ -200,12 +173,8 @@ pub fn load_drive(path: &Path, overrides: &[(String, f64)]) -> Result<DriveParam
     if access != "trackSwitchPlusRotation" {
         return Err(Error::input(
             mech.path_str(),
-            mech.get("Access time type")
-                .map(|p| p.line)
-                .unwrap_or(mech.line),
-            format!(
-                "`Access time type = {access}` is not supported: expected trackSwitchPlusRotation"
-            ),
+            mech.get("Access time type").map(|p| p.line).unwrap_or(mech.line),
+            format!("`Access time type = {access}` is not supported: expected trackSwitchPlusRotation"),
         ));
     }
     let bulk = g.num_or(disk, "Bulk sector transfer time", 0.0)?;
@@ -257,11 +226,7 @@ pub fn load_drive(path: &Path, overrides: &[(String, f64)]) -> Result<DriveParam
         rpm: {
             let r = g.num(mech, "Rotation speed (in rpms)")?;
             if r <= 0.0 {
-                return Err(Error::input(
-                    mech.path_str(),
-                    mech.line,
-                    "rpm must be positive",
-                ));
+                return Err(Error::input(mech.path_str(), mech.line, "rpm must be positive"));
             }
             r
         },
@@ -360,42 +325,22 @@ pub fn read_seek_file(path: &Path) -> Result<SeekCurve> {
             (Some(d), Some(v)) if v >= 0.0 => {
                 if let Some(&last) = dists.last() {
                     if d <= last {
-                        return Err(Error::input(
-                            ps,
-                            i + 1,
-                            "expected seek distances in increasing order",
-                        ));
+                        return Err(Error::input(ps, i + 1, "expected seek distances in increasing order"));
                     }
                 }
                 dists.push(d);
                 ms.push(v);
             }
-            _ => {
-                return Err(Error::input(
-                    ps,
-                    i + 1,
-                    format!("expected `distance, time_ms`, found `{t}`"),
-                ))
-            }
+            _ => return Err(Error::input(ps, i + 1, format!("expected `distance, time_ms`, found `{t}`"))),
         }
     }
     if dists.is_empty() {
-        return Err(Error::input(
-            ps,
-            0,
-            "expected at least one `distance, time_ms` line",
-        ));
+        return Err(Error::input(ps, 0, "expected at least one `distance, time_ms` line"));
     }
     Ok(SeekCurve::Extracted { dists, ms })
 }
 
-fn layout_g1(
-    lay: &Block,
-    g: &Get<'_>,
-    surfaces: u32,
-    cylinders: u32,
-    blocks: u64,
-) -> Result<Layout> {
+fn layout_g1(lay: &Block, g: &Get<'_>, surfaces: u32, cylinders: u32, blocks: u64) -> Result<Layout> {
     let mapping = g.num_or(lay, "LBN-to-PBN mapping scheme", 0.0)? as u8;
     let scheme = g.num_or(lay, "Sparing scheme used", 0.0)? as u32;
     let rangesize = g.num_or(lay, "Rangesize for sparing", 1.0)?.max(1.0) as u64;
@@ -403,9 +348,7 @@ fn layout_g1(
     if !matches!(scheme, 0 | 1 | 8 | 9 | 10) {
         return Err(Error::input(
             lay.path_str(),
-            lay.get("Sparing scheme used")
-                .map(|p| p.line)
-                .unwrap_or(lay.line),
+            lay.get("Sparing scheme used").map(|p| p.line).unwrap_or(lay.line),
             format!("sparing scheme {scheme} is not supported: expected 0, 1, 8, 9 or 10"),
         ));
     }
@@ -415,11 +358,7 @@ fn layout_g1(
     let mut total_logical = 0u64;
     for z in zones {
         let Value::Block(z) = z else {
-            return Err(Error::input(
-                lay.path_str(),
-                lay.line,
-                "`Zones`: expected a list of zone blocks",
-            ));
+            return Err(Error::input(lay.path_str(), lay.line, "`Zones`: expected a list of zone blocks"));
         };
         let c0 = g.num(z, "First cylinder number")? as u32;
         let c1 = g.num(z, "Last cylinder number")? as u32;
@@ -481,10 +420,7 @@ fn layout_g1(
                 logical -= spares * ranges;
                 for r in 0..ranges {
                     let lo = r * per_range;
-                    let in_range = slips
-                        .iter()
-                        .filter(|&&x| x >= lo && x < lo + per_range)
-                        .count() as u64;
+                    let in_range = slips.iter().filter(|&&x| x >= lo && x < lo + per_range).count() as u64;
                     let sp = spares.saturating_sub(in_range);
                     b.skip(base + lo + per_range - sp, sp);
                     skipped += sp;
@@ -510,11 +446,7 @@ fn layout_g1(
         // whatever is left at the zone end holds no LBN
         let used = logical + skipped;
         if used > zone_p {
-            return Err(Error::input(
-                z.path_str(),
-                z.line,
-                "zone: more slips and spares than sectors",
-            ));
+            return Err(Error::input(z.path_str(), z.line, "zone: more slips and spares than sectors"));
         }
         let tail = zone_p - used;
         b.skip(base + zone_p - tail, tail);
@@ -527,11 +459,9 @@ fn layout_g1(
 fn g4_num(v: &Value, lay: &Block, what: &str) -> Result<f64> {
     match v {
         Value::Num(x) => Ok(*x),
-        _ => Err(Error::input(
-            lay.path_str(),
-            lay.line,
-            format!("dm_layout_g4: expected a number for {what}"),
-        )),
+        _ => {
+            Err(Error::input(lay.path_str(), lay.line, format!("dm_layout_g4: expected a number for {what}")))
+        }
     }
 }
 
@@ -586,11 +516,7 @@ fn layout_g4(lay: &Block, surfaces: u32, cylinders: u32, blocks: u64) -> Result<
         let mut p = 0usize;
         while p < items.len() {
             if p + 10 > items.len() {
-                return Err(Error::input(
-                    lay.path_str(),
-                    lay.line,
-                    "dm_layout_g4 `IDX`: truncated entry",
-                ));
+                return Err(Error::input(lay.path_str(), lay.line, "dm_layout_g4 `IDX`: truncated entry"));
             }
             let n = |k: usize, w: &str| g4_num(&items[p + k], lay, w);
             let typ = match &items[p + 8] {
@@ -639,11 +565,7 @@ fn layout_g4(lay: &Block, surfaces: u32, cylinders: u32, blocks: u64) -> Result<
         idx.push(ents);
     }
     if idx.is_empty() {
-        return Err(Error::input(
-            lay.path_str(),
-            lay.line,
-            "dm_layout_g4: empty IDX",
-        ));
+        return Err(Error::input(lay.path_str(), lay.line, "dm_layout_g4: empty IDX"));
     }
     let mut b = LayoutBuilder::new();
     let root = idx.len() - 1;
@@ -671,11 +593,7 @@ fn layout_g4(lay: &Block, surfaces: u32, cylinders: u32, blocks: u64) -> Result<
     if let Some(pp) = lay.get("Remaps") {
         if let Value::List(items) = &pp.value {
             if !items.is_empty() {
-                return Err(Error::input(
-                    lay.path_str(),
-                    pp.line,
-                    "dm_layout_g4 `Remaps` are not supported",
-                ));
+                return Err(Error::input(lay.path_str(), pp.line, "dm_layout_g4 `Remaps` are not supported"));
             }
         }
     }
@@ -695,11 +613,7 @@ fn flatten_g4(
     lay: &Block,
 ) -> Result<()> {
     if depth > 8 || node >= idx.len() {
-        return Err(Error::input(
-            lay.path_str(),
-            lay.line,
-            "dm_layout_g4: bad or cyclic IDX reference",
-        ));
+        return Err(Error::input(lay.path_str(), lay.line, "dm_layout_g4: bad or cyclic IDX reference"));
     }
     for e in &idx[node] {
         if e.len <= 0 || e.runlen <= 0 {
@@ -709,11 +623,7 @@ fn flatten_g4(
         let dir: i64 = if e.cylrunlen < 0 { -1 } else { 1 };
         if e.track {
             let Some(&(low, high, spt)) = tracks.get(e.child) else {
-                return Err(Error::input(
-                    lay.path_str(),
-                    lay.line,
-                    "dm_layout_g4: TRACK child out of range",
-                ));
+                return Err(Error::input(lay.path_str(), lay.line, "dm_layout_g4: TRACK child out of range"));
             };
             let lpt = (high - low + 1) as i64;
             if lpt != e.len {
@@ -764,8 +674,7 @@ mod tests {
     use super::*;
 
     fn tmpdir(name: &str) -> std::path::PathBuf {
-        let d =
-            std::env::temp_dir().join(format!("prefetchlab-disksim-{name}-{}", std::process::id()));
+        let d = std::env::temp_dir().join(format!("prefetchlab-disksim-{name}-{}", std::process::id()));
         std::fs::create_dir_all(&d).unwrap();
         d
     }
@@ -779,11 +688,7 @@ mod tests {
         let d = tmpdir("ok");
         std::fs::write(d.join("m.model"), MODEL).unwrap();
         std::fs::write(d.join("d.diskspecs"), SPECS).unwrap();
-        let p = load_drive(
-            &d.join("d.diskspecs"),
-            &[("Buffer continuous read".into(), 0.0)],
-        )
-        .unwrap();
+        let p = load_drive(&d.join("d.diskspecs"), &[("Buffer continuous read".into(), 0.0)]).unwrap();
         assert_eq!(p.layout.capacity_sectors, 18990);
         assert_eq!(p.cache.contread, 0);
         assert_eq!(p.cache.segments, 2);

@@ -63,17 +63,11 @@ pub struct Document {
 impl Block {
     /// The value of `key` (exact DiskSim name, case-insensitive), last wins.
     pub fn get(&self, key: &str) -> Option<&Param> {
-        self.params
-            .iter()
-            .rev()
-            .find(|p| p.key.eq_ignore_ascii_case(key))
+        self.params.iter().rev().find(|p| p.key.eq_ignore_ascii_case(key))
     }
     /// A path named by a word value, relative to this block's file.
     pub fn resolve(&self, word: &str) -> PathBuf {
-        self.file
-            .parent()
-            .unwrap_or_else(|| Path::new("."))
-            .join(word)
+        self.file.parent().unwrap_or_else(|| Path::new(".")).join(word)
     }
     pub fn path_str(&self) -> String {
         self.file.display().to_string()
@@ -159,11 +153,7 @@ impl<'a> Parser<'a> {
         self.toks.get(self.pos)
     }
     fn line(&self) -> usize {
-        self.toks
-            .get(self.pos)
-            .or_else(|| self.toks.last())
-            .map(|t| t.1)
-            .unwrap_or(0)
+        self.toks.get(self.pos).or_else(|| self.toks.last()).map(|t| t.1).unwrap_or(0)
     }
     fn err(&self, what: impl Into<String>) -> Error {
         Error::input(self.file.display().to_string(), self.line(), what.into())
@@ -276,13 +266,7 @@ impl<'a> Parser<'a> {
             return Err(self.expected(&format!("`{{` opening block `{type_name}`")));
         }
         let params = self.params(&type_name, line)?;
-        Ok(Block {
-            type_name,
-            name,
-            params,
-            file: self.file.clone(),
-            line,
-        })
+        Ok(Block { type_name, name, params, file: self.file.clone(), line })
     }
 
     /// `key = value, ... }` (the closing brace is consumed).
@@ -405,24 +389,15 @@ fn read_document_depth(path: &Path, depth: usize, from: &Parser<'_>) -> Result<D
     if depth > MAX_SOURCE_DEPTH {
         return Err(from.err("`source` nested too deeply (a file sources itself?)"));
     }
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        from.err(format!(
-            "cannot read `source`d file {}: {e}",
-            path.display()
-        ))
-    })?;
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| from.err(format!("cannot read `source`d file {}: {e}", path.display())))?;
     parse_str(&text, path, depth)
 }
 
 /// Parses `text` as if read from `path` (used for `source` resolution).
 pub fn parse_str(text: &str, path: &Path, depth: usize) -> Result<Document> {
     let toks = tokenize(text);
-    let mut p = Parser {
-        toks: &toks,
-        pos: 0,
-        file: Rc::new(path.to_path_buf()),
-        depth,
-    };
+    let mut p = Parser { toks: &toks, pos: 0, file: Rc::new(path.to_path_buf()), depth };
     let mut doc = Document::default();
     p.document(&mut doc)?;
     Ok(doc)
@@ -443,12 +418,8 @@ mod tests {
             Value::Num(x) => assert_eq!(*x, 561.0),
             v => panic!("{v:?}"),
         }
-        let Value::Block(m) = &b.get("Model").unwrap().value else {
-            panic!()
-        };
-        let Value::List(z) = &m.get("Zones").unwrap().value else {
-            panic!()
-        };
+        let Value::Block(m) = &b.get("Model").unwrap().value else { panic!() };
+        let Value::List(z) = &m.get("Zones").unwrap().value else { panic!() };
         assert_eq!(z.len(), 2);
         assert_eq!(b.get("Seek type").unwrap().line, 4);
     }

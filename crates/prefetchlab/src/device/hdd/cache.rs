@@ -49,9 +49,7 @@ impl SegCache {
     /// The segment holding `lba` (partial hit), if any.
     #[inline]
     pub fn find_start(&self, lba: u64) -> Option<usize> {
-        self.segs
-            .iter()
-            .position(|s| !s.is_empty() && s.start <= lba && lba < s.end)
+        self.segs.iter().position(|s| !s.is_empty() && s.start <= lba && lba < s.end)
     }
 
     #[inline]
@@ -159,14 +157,7 @@ mod tests {
         let mut c = SegCache::new(1, 8);
         c.set(0, 0, 4);
         c.extend(0, 20);
-        assert_eq!(
-            c.get(0),
-            Segment {
-                start: 12,
-                end: 20,
-                stamp: c.get(0).stamp
-            }
-        );
+        assert_eq!(c.get(0), Segment { start: 12, end: 20, stamp: c.get(0).stamp });
         c.invalidate(10, 4, None);
         assert_eq!((c.get(0).start, c.get(0).end), (14, 20));
     }

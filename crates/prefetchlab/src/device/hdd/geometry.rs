@@ -109,9 +109,7 @@ impl LayoutBuilder {
     }
     /// Appends a run at an explicit physical start (g4: the tree gives it).
     pub fn push_run_at(&mut self, run: Run) {
-        self.p_end = self
-            .p_end
-            .max(run.p_start + run.lpt as u64 * run.tracks as u64);
+        self.p_end = self.p_end.max(run.p_start + run.lpt as u64 * run.tracks as u64);
         if run.tracks > 0 && run.lpt > 0 {
             self.runs.push(run);
         }
@@ -161,22 +159,13 @@ impl LayoutBuilder {
             return Err(Error::input(
                 what,
                 0,
-                format!(
-                    "block count {capacity_sectors} does not fit the layout (it maps {mapped} blocks)"
-                ),
+                format!("block count {capacity_sectors} does not fit the layout (it maps {mapped} blocks)"),
             ));
         }
         if self.runs.is_empty() {
             return Err(Error::input(what, 0, "layout has no tracks"));
         }
-        let l = Layout {
-            skip_key,
-            skip_shift,
-            runs: self.runs,
-            surfaces,
-            cylinders,
-            capacity_sectors,
-        };
+        let l = Layout { skip_key, skip_shift, runs: self.runs, surfaces, cylinders, capacity_sectors };
         // Every LBA must land on a track: check the last one.
         if l.locate(capacity_sectors - 1).is_none() {
             return Err(Error::input(
@@ -241,18 +230,10 @@ impl Layout {
             }
         };
         let sector = r.first_sector + in_track;
-        let a =
-            r.angle0 + j as f64 * r.a_track + cstep as f64 * r.a_cyl + sector as f64 / r.spt as f64;
+        let a = r.angle0 + j as f64 * r.a_track + cstep as f64 * r.a_cyl + sector as f64 / r.spt as f64;
         // Blocks left on the track (slipped ones included): `run_on_track`
         // trims the stretch at the next slip.
-        Some(Loc {
-            cyl,
-            head,
-            sector,
-            spt: r.spt,
-            left_on_track: r.lpt - in_track,
-            angle: a - a.floor(),
-        })
+        Some(Loc { cyl, head, sector, spt: r.spt, left_on_track: r.lpt - in_track, angle: a - a.floor() })
     }
 
     /// Number of LBAs from `lba` that lie on the same track, contiguous
@@ -262,11 +243,7 @@ impl Layout {
         let max = loc.left_on_track as u64;
         // next skip key after lba: the first LBA whose shift differs
         let k = self.skip_key.partition_point(|&key| key <= lba);
-        let n = if k < self.skip_key.len() {
-            (self.skip_key[k] - lba).min(max)
-        } else {
-            max
-        };
+        let n = if k < self.skip_key.len() { (self.skip_key[k] - lba).min(max) } else { max };
         n.max(1) as u32
     }
 

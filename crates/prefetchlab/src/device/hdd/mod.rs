@@ -37,9 +37,13 @@
 //!   not sequential to it (this is exactly the "W Trip" set of the HP C2247A
 //!   trace): the drive disconnects after the command and fetches the data
 //!   after the extra-disconnect delays;
-//! * known gap: on the HP C2247A, about a tenth of the sequential writes
-//!   lose a revolution on the real drive that this model does not
-//!   reproduce (rms 0.155 ms against DiskSim's 0.090).
+//! * with `Extra write disconnect` the controller also holds a write's
+//!   first media block until min(n, 10) blocks (n < 45) or 15 blocks of
+//!   its data are in the buffer, as DiskSim's `disk_buffer_block_available`
+//!   does for a segment being written. On the HP C2247A (bus 0.187 ms per
+//!   block) this is what costs a revolution on the writes whose first
+//!   sector comes round early — mostly sequential writes, whose head is
+//!   already on the track (rms 0.155 → 0.096 ms; DiskSim 0.090).
 //!
 //! `service` allocates nothing: the layout lookup is two binary searches and
 //! the cache is a fixed array.
@@ -193,12 +197,7 @@ struct Media {
 impl Hdd {
     /// Builds a drive from a preset name or a path to a DiskSim `.diskspecs`/`.parv`,
     /// with the on-drive cache on or off and DiskSim parameters overridden by name.
-    pub fn from_model(
-        model: &str,
-        cache: bool,
-        overrides: &BTreeMap<String, f64>,
-        rng: Rng,
-    ) -> Result<Hdd> {
+    pub fn from_model(model: &str, cache: bool, overrides: &BTreeMap<String, f64>, rng: Rng) -> Result<Hdd> {
         let lower = model.to_ascii_lowercase();
         let params = if lower.ends_with(".diskspecs") || lower.ends_with(".parv") {
             let ov: Vec<(String, f64)> = overrides.iter().map(|(k, v)| (k.clone(), *v)).collect();
@@ -290,7 +289,7 @@ impl Hdd {
         immed: bool,
         mark: u64,
         min_pos_ns: f64,
-        data: Option<(f64, f64)>,
+        data: Option<(f64, f64, u64)>,
     ) -> Media {
         let mut t = t_ns;
         let mut mark_ns = f64::NAN;
@@ -347,11 +346,12 @@ impl Hdd {
                     mark_ns = t + (mark.saturating_sub(done)) as f64 * sector_ns;
                 }
                 match data {
-                    Some((bus_start, xfer)) if xfer > 0.0 => {
+                    Some((bus_start, xfer, min_buffered)) if xfer > 0.0 => {
                         // a write: a block whose data has not arrived when
-                        // its sector comes is written a revolution later;
+                        // its sector comes (or before `min_buffered` blocks
+                        // are in the buffer) is written a revolution later;
                         for i in done..done + k {
-                            let arrive = bus_start + (i + 1) as f64 * xfer;
+                            let arrive = bus_start + (i + 1).max(min_buffered) as f64 * xfer;
                             if t < arrive {
                                 t += ((arrive - t) / self.period_ns).ceil() * self.period_ns;
                             }
@@ -369,12 +369,7 @@ impl Hdd {
         if mark_ns.is_nan() {
             mark_ns = t;
         }
-        Media {
-            end_ns: t,
-            mark_ns,
-            first_ns,
-            seek_cyl,
-        }
+        Media { end_ns: t, mark_ns, first_ns, seek_cyl }
     }
 
     /// Lazily advances the idle read-ahead up to `t_ns`; if `stop`, the
@@ -501,6 +496,22 @@ impl Hdd {
         w.clamp(1, n.max(1))
     }
 
+    /// Blocks of an `n`-block write that must be in the buffer before its
+    /// first block may go to the media. DiskSim ties this to `Extra write
+    /// disconnect` (the HP C2247A's controller, `disk_buffer_block_available`
+    /// for a segment being written): a write of fewer than 45 blocks waits
+    /// for min(n, 10) blocks, a larger one for 15; otherwise each block only
+    /// needs its own data.
+    fn write_min_buffered(&self, n: u64) -> u64 {
+        if !self.p.overheads.extra_write_disconnect {
+            1
+        } else if n < 45 {
+            n.min(10)
+        } else {
+            15
+        }
+    }
+
     fn read(&mut self, lba: u64, n: u64, t0: f64) -> (f64, u64, bool) {
         let ov = &self.p.overheads;
         let (hit_oh, miss_oh) = if self.last_was_write {
@@ -518,16 +529,7 @@ impl Hdd {
         let immed = self.p.cache.immed_read;
         if !self.cache_on {
             let start = (t0 + miss_oh).max(self.arm_free_ns);
-            let m = self.media(
-                lba,
-                n,
-                start,
-                false,
-                immed,
-                self.read_water(n),
-                min_pos,
-                None,
-            );
+            let m = self.media(lba, n, start, false, immed, self.read_water(n), min_pos, None);
             let bus = (m.mark_ns + reconnect + n as f64 * xfer).max(m.end_ns + xfer);
             self.arm_free_ns = m.end_ns;
             return (bus + completion, m.seek_cyl as u64, false);
@@ -547,11 +549,7 @@ impl Hdd {
             let need = lba + n - ra.next;
             let from = ra.from_ns.max(t0);
             let m = self.media(ra.next, need, from, false, false, 1, 0.0, None);
-            let sector_ns = if need > 0 {
-                (m.end_ns - m.first_ns) / need as f64
-            } else {
-                0.0
-            };
+            let sector_ns = if need > 0 { (m.end_ns - m.first_ns) / need as f64 } else { 0.0 };
             // host transfer: the cached blocks at once, the rest as they come
             let bus = (t0 + hit_oh + n as f64 * xfer)
                 .max(m.first_ns + sector_ns + need as f64 * xfer)
@@ -561,13 +559,7 @@ impl Hdd {
             self.cache.touch(ra.seg);
             let seg_start = self.cache.get(ra.seg).start;
             let limit = self.readahead_limit(seg_start, end).max(ra.limit);
-            self.ra = ReadAhead {
-                active: limit > end,
-                seg: ra.seg,
-                next: end,
-                limit,
-                from_ns: m.end_ns,
-            };
+            self.ra = ReadAhead { active: limit > end, seg: ra.seg, next: end, limit, from_ns: m.end_ns };
             self.arm_free_ns = m.end_ns;
             return (bus + completion, 0, false);
         }
@@ -581,34 +573,15 @@ impl Hdd {
         let need = lba + n - first_missing;
         let start = (t0 + miss_oh).max(self.arm_free_ns);
         let water = self.read_water(n).saturating_sub(n - need).max(1);
-        let m = self.media(
-            first_missing,
-            need,
-            start,
-            false,
-            immed,
-            water,
-            min_pos,
-            None,
-        );
+        let m = self.media(first_missing, need, start, false, immed, water, min_pos, None);
         let bus = (m.mark_ns + reconnect + n as f64 * xfer).max(m.end_ns + xfer);
         let end = lba + n;
         let i = self.cache.choose(lba, None);
         let s = self.cache.get(i);
-        let seg_start = if !s.is_empty() && s.end == lba {
-            s.start
-        } else {
-            lba
-        };
+        let seg_start = if !s.is_empty() && s.end == lba { s.start } else { lba };
         self.cache.set(i, seg_start, end);
         let limit = self.readahead_limit(self.cache.get(i).start, end);
-        self.ra = ReadAhead {
-            active: limit > end,
-            seg: i,
-            next: end,
-            limit,
-            from_ns: m.end_ns,
-        };
+        self.ra = ReadAhead { active: limit > end, seg: i, next: end, limit, from_ns: m.end_ns };
         self.arm_free_ns = m.end_ns;
         (bus + completion, m.seek_cyl as u64, false)
     }
@@ -640,18 +613,13 @@ impl Hdd {
             if self.p.cache.read_hits_on_write_data {
                 let i = self.cache.choose(lba, None);
                 let s = self.cache.get(i);
-                let seg_start = if !s.is_empty() && s.end == lba {
-                    s.start
-                } else {
-                    lba
-                };
+                let seg_start = if !s.is_empty() && s.end == lba { s.start } else { lba };
                 self.cache.set(i, seg_start, lba + n);
             }
         }
         // the data comes over the bus while the arm moves
         let ov = &self.p.overheads;
-        let extra =
-            ov.extra_write_disconnect && !fast && self.last_was_write && self.last_write_end != lba;
+        let extra = ov.extra_write_disconnect && !fast && self.last_was_write && self.last_write_end != lba;
         let (bus_start, mech_at) = if extra {
             (
                 t0 + self.oh(ov.extradisc_command
@@ -666,6 +634,7 @@ impl Hdd {
         };
         self.last_write_end = lba + n;
         let bus_end = bus_start + n as f64 * xfer;
+        let min_buffered = self.write_min_buffered(n);
         let mech_start = mech_at.max(self.arm_free_ns);
         let m = self.media(
             lba,
@@ -675,7 +644,7 @@ impl Hdd {
             self.p.cache.immed_write,
             1,
             min_pos,
-            Some((bus_start, xfer)),
+            Some((bus_start, xfer, min_buffered)),
         );
         let media_end = m.end_ns;
         self.arm_free_ns = media_end;
@@ -702,11 +671,7 @@ impl super::Device for Hdd {
         };
         self.last_was_write = req.write;
         let done_ns = (done.ceil() as TimeNs).max(start_ns);
-        Service {
-            done_ns,
-            seek_distance_cyl: seek,
-            cache_hit: hit,
-        }
+        Service { done_ns, seek_distance_cyl: seek, cache_hit: hit }
     }
     fn capacity_sectors(&self) -> u64 {
         self.p.layout.capacity_sectors
@@ -726,18 +691,12 @@ mod tests {
     use super::*;
 
     fn drive(cache: bool) -> Hdd {
-        let p = super::super::presets::preset("cheetah-15k5")
-            .unwrap()
-            .unwrap();
+        let p = super::super::presets::preset("cheetah-15k5").unwrap().unwrap();
         Hdd::new(p, cache, Rng::new(7))
     }
 
     fn rd(lba: u64, sectors: u32) -> DiskRequest {
-        DiskRequest {
-            lba_sector: lba,
-            sectors,
-            write: false,
-        }
+        DiskRequest { lba_sector: lba, sectors, write: false }
     }
 
     #[test]
@@ -765,9 +724,7 @@ mod tests {
             let mut sum = 0u64;
             let mut x = 12345u64;
             for _ in 0..2000 {
-                x = x
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
+                x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
                 let lba = (x >> 11) % (d.capacity_sectors() - 8);
                 let s = d.service(&rd(lba, 8), t);
                 sum += s.done_ns - t;
@@ -782,15 +739,51 @@ mod tests {
     }
 
     #[test]
+    fn extra_write_disconnect_holds_the_media_until_enough_data_is_buffered() {
+        // A slow platter (600 rpm: 100 ms a turn, sectors of ~0.17 ms), a
+        // bus a little faster (0.1 ms a block), no cache (a write completes
+        // when its media write is done). Without the rule each block only
+        // needs its own data; with `Extra write disconnect` an 8-block
+        // write may not touch the media before all 8 blocks are buffered,
+        // so a first sector that comes round in between costs a turn.
+        let mk = |extra: bool| {
+            let mut p = super::super::presets::preset("cheetah-15k5").unwrap().unwrap();
+            p.rpm = 600.0;
+            p.rpm_error_pct = 0.0;
+            p.xfer_write_ms = 0.1;
+            p.overheads.extra_write_disconnect = extra;
+            Hdd::new(p, false, Rng::new(7))
+        };
+        assert_eq!(mk(true).write_min_buffered(8), 8);
+        assert_eq!(mk(true).write_min_buffered(30), 10);
+        assert_eq!(mk(true).write_min_buffered(64), 15);
+        assert_eq!(mk(false).write_min_buffered(64), 1);
+        let wr = |lba: u64| DiskRequest { lba_sector: lba, sectors: 8, write: true };
+        let mut turns_lost = 0;
+        for gap_us in (0..100_000u64).step_by(250) {
+            let (mut a, mut b) = (mk(true), mk(false));
+            let ra = a.service(&rd(1_000_000, 8), 0);
+            let rb = b.service(&rd(1_000_000, 8), 0);
+            assert_eq!(ra.done_ns, rb.done_ns);
+            let t = ra.done_ns + gap_us * 1000;
+            let da = a.service(&wr(1_000_008), t).done_ns - t;
+            let db = b.service(&wr(1_000_008), t).done_ns - t;
+            // the 8 blocks of data alone take 0.8 ms to arrive
+            assert!(da > 800_000, "{gap_us}: {da}");
+            assert!(da >= db, "{gap_us}: {da} < {db}");
+            if da > db {
+                // the only way to be later is a whole turn
+                assert!(da - db > 99_000_000, "{gap_us}: {da} vs {db}");
+                turns_lost += 1;
+            }
+        }
+        assert!(turns_lost > 0);
+    }
+
+    #[test]
     fn unknown_model_names_the_presets() {
-        let e = Hdd::from_model("floppy", true, &BTreeMap::new(), Rng::new(1))
-            .err()
-            .unwrap()
-            .to_string();
+        let e = Hdd::from_model("floppy", true, &BTreeMap::new(), Rng::new(1)).err().unwrap().to_string();
         assert!(e.contains("unknown drive model `floppy`"), "{e}");
-        assert!(
-            e.contains("cheetah-15k5") && e.contains(".diskspecs/.parv"),
-            "{e}"
-        );
+        assert!(e.contains("cheetah-15k5") && e.contains(".diskspecs/.parv"), "{e}");
     }
 }

@@ -56,17 +56,9 @@ impl SeekCurve {
         if a >= 0.0 && b >= 0.0 {
             SeekCurve::Lee { a, b, c: one }
         } else if a < 0.0 {
-            SeekCurve::Lee {
-                a: 0.0,
-                b: (full - one) / (nf - 1.0),
-                c: one,
-            }
+            SeekCurve::Lee { a: 0.0, b: (full - one) / (nf - 1.0), c: one }
         } else {
-            SeekCurve::Lee {
-                a: (full - one) / (nf - 1.0).sqrt(),
-                b: 0.0,
-                c: one,
-            }
+            SeekCurve::Lee { a: (full - one) / (nf - 1.0).sqrt(), b: 0.0, c: one }
         }
     }
 
@@ -78,12 +70,7 @@ impl SeekCurve {
         }
         match self {
             SeekCurve::Constant { ms } => *ms,
-            SeekCurve::Linear {
-                one,
-                avg,
-                full,
-                cylinders,
-            } => {
+            SeekCurve::Linear { one, avg, full, cylinders } => {
                 let n = (*cylinders).max(4) as f64;
                 let x = d as f64;
                 let third = n / 3.0;
@@ -99,15 +86,7 @@ impl SeekCurve {
                 let x = (d - 1) as f64;
                 a * x.sqrt() + b * x + c
             }
-            SeekCurve::Hpl {
-                boundary,
-                short_c,
-                short_k,
-                long_c,
-                long_k,
-                one,
-                first10,
-            } => {
+            SeekCurve::Hpl { boundary, short_c, short_k, long_c, long_k, one, first10 } => {
                 if let Some(f) = first10 {
                     if d <= 10 {
                         return f[(d - 1) as usize];
@@ -182,10 +161,7 @@ mod tests {
 
     #[test]
     fn extracted_interpolates_and_extrapolates() {
-        let s = SeekCurve::Extracted {
-            dists: vec![1, 10, 100],
-            ms: vec![1.0, 2.0, 5.0],
-        };
+        let s = SeekCurve::Extracted { dists: vec![1, 10, 100], ms: vec![1.0, 2.0, 5.0] };
         assert_eq!(s.ms(10), 2.0);
         assert!((s.ms(55) - 3.5).abs() < 1e-12);
         assert!((s.ms(190) - 8.0).abs() < 1e-12);

@@ -1,0 +1,56 @@
+"""Typed stub of the compiled engine module (crates/prefetchlab-py): conversion only, no logic."""
+
+from collections.abc import Callable
+from typing import Literal, TypedDict
+
+__version__: str
+
+class PrefetchlabError(ValueError):
+    """Any error the engine reports: a bad configuration key or value, an unreadable or
+    malformed input file, or (prefixed "internal error") a bug. The message is one line."""
+
+class IoLogColumns(TypedDict):
+    """The io_log as little-endian column buffers; absent values are -1."""
+
+    rows: int
+    event_names: list[str]
+    time_ns: bytes  # u64
+    event: bytes  # u8, an index into event_names
+    stream: bytes  # i32
+    file: bytes  # i32
+    page: bytes  # i64
+    pages: bytes  # i64
+    marker: bytes  # i64
+    issued: bytes  # i64
+    array_block: bytes  # i64
+    disk: bytes  # i32
+    lba_sector: bytes  # i64
+    sectors: bytes  # i64
+
+class SimulateResult(TypedDict):
+    report: str  # JSON: {"version", "config", "metrics", "streams", "disks"}
+    io_log: IoLogColumns | None
+
+class Validation(TypedDict):
+    rms_ms: float
+    rms_exact_ms: float
+    mean_sim_ms: float
+    mean_real_ms: float
+    requests: int
+
+Format = Literal["toml", "json", "path"]
+
+def resolve(text: str, fmt: Format, sets: list[str] = ...) -> str:
+    """Checks a configuration; returns it resolved (every default filled in) as JSON."""
+
+def simulate(
+    text: str,
+    fmt: Format,
+    sets: list[str] = ...,
+    progress: Callable[[float, float, int, int], object] | None = ...,
+) -> SimulateResult:
+    """Runs a configuration. ``progress(sim_s, duration_s, requests_done, requests_total)`` is
+    called now and then; Ctrl-C or an exception raised by ``progress`` stops the run."""
+
+def validate_disk(spec: str, trace: str, overrides: list[tuple[str, float]] = ...) -> Validation:
+    """Replays a DiskSim validation trace on the drive described by ``spec``."""

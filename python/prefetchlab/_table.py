@@ -1,0 +1,203 @@
+"""Plain-text tables for the command line and the demo: a run's summary with units,
+and compact per-stream and per-disk tables."""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from prefetchlab.api import Report
+
+#: Metrics shown in a run's summary, in order: (key, label, unit, scale).
+#: The shown value is ``metrics[key] * scale``.
+SUMMARY_ROWS: tuple[tuple[str, str, str, float], ...] = (
+    ("bandwidth_mb_s", "bandwidth", "MB/s", 1.0),
+    ("iops", "IOPS", "req/s", 1.0),
+    ("app_requests", "application requests", "", 1.0),
+    ("bytes_read", "data read", "MB", 1e-6),
+    ("latency_mean_ms", "latency mean", "ms", 1.0),
+    ("latency_p50_ms", "latency p50", "ms", 1.0),
+    ("latency_p95_ms", "latency p95", "ms", 1.0),
+    ("latency_p99_ms", "latency p99", "ms", 1.0),
+    ("latency_max_ms", "latency max", "ms", 1.0),
+    ("hit_ratio", "page-cache hit ratio", "", 1.0),
+    ("readahead_windows", "readahead windows", "", 1.0),
+    ("prefetched_pages", "prefetched pages", "pages", 1.0),
+    ("prefetch_used_pages", "prefetched pages read", "pages", 1.0),
+    ("prefetch_accuracy", "prefetch accuracy", "", 1.0),
+    ("wasted_prefetch_pages", "wasted prefetch pages", "pages", 1.0),
+    ("block_requests", "block requests", "", 1.0),
+    ("disk_requests", "disk requests", "", 1.0),
+    ("request_splits", "request splits", "", 1.0),
+    ("disk_sectors", "disk data read", "MB", 512e-6),
+    ("mean_disk_request_kib", "mean disk request", "KiB", 1.0),
+    ("disk_utilization", "disk utilisation (mean)", "%", 100.0),
+    ("mean_seek_distance_cyl", "mean seek distance", "cylinders", 1.0),
+    ("drive_cache_hits", "drive cache hits", "", 1.0),
+    ("congestion_events", "congestion events", "", 1.0),
+    ("array_cache_hit_ratio", "array-cache hit ratio", "", 1.0),
+    ("array_prefetched_blocks", "array-cache prefetched blocks", "blocks", 1.0),
+    ("array_wasted_blocks", "array-cache wasted blocks", "blocks", 1.0),
+    ("peak_cache_pages", "peak page-cache pages", "pages", 1.0),
+    ("sim_time_s", "simulated time", "s", 1.0),
+    ("wall_time_s", "wall time", "s", 1.0),
+    ("requests_per_wall_s", "simulated requests per wall second", "req/s", 1.0),
+)
+
+#: Array-cache rows are shown only when the configuration has an array cache.
+_ARRAY_CACHE_KEYS = frozenset({"array_cache_hit_ratio", "array_prefetched_blocks", "array_wasted_blocks"})
+
+#: Streams and disks beyond this many are summarised (slowest, fastest, mean).
+COMPACT_LIMIT = 8
+
+
+def fmt_number(value: float | int) -> str:
+    """A number with about four significant digits, integers exact, thousands unseparated."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, int):
+        return str(value)
+    if math.isnan(value) or math.isinf(value):
+        return str(value)
+    if value == 0:
+        return "0"
+    magnitude = abs(value)
+    if magnitude >= 1000:
+        return f"{value:.0f}"
+    if magnitude >= 1:
+        return f"{value:.{max(0, 3 - int(math.log10(magnitude)))}f}"
+    return f"{value:.4g}"
+
+
+def fmt_bytes(n: int) -> str:
+    """A byte count as the largest binary unit it is a whole multiple of (``"128 KiB"``)."""
+    for unit, shift in (("TiB", 40), ("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if n >= 1 << shift and n % (1 << shift) == 0:
+            return f"{n >> shift} {unit}"
+    return f"{n} B"
+
+
+def render(headers: Sequence[str], rows: Sequence[Sequence[str]], align: str = "", indent: str = "  ") -> str:
+    """Aligns columns: ``align[i]`` is ``"l"`` or ``"r"`` (default: first column left, the rest right)."""
+    align = align or "l" + "r" * (len(headers) - 1)
+    widths = [len(h) for h in headers]
+    for row in rows:
+        widths = [max(w, len(c)) for w, c in zip(widths, row, strict=True)]
+
+    def line(cells: Sequence[str]) -> str:
+        pairs = zip(cells, widths, strict=True)
+        parts = [c.ljust(w) if align[i] == "l" else c.rjust(w) for i, (c, w) in enumerate(pairs)]
+        return (indent + "  ".join(parts)).rstrip()
+
+    out = [line(headers), indent + "  ".join("-" * w for w in widths)]
+    out.extend(line(r) for r in rows)
+    return "\n".join(out)
+
+
+def describe_config(config: dict[str, Any]) -> str:
+    """One line saying what was simulated."""
+    a, d, ra, w = config["array"], config["disk"], config["readahead"], config["workload"]
+    if a["layout"] == "single":
+        array = f"one {d['model']}"
+    else:
+        array = f"{a['layout']} of {a['disks']} × {d['model']}, strip {fmt_bytes(a['strip'])}"
+    if ra["policy"] == "linux":
+        readahead = f"readahead linux {ra['variant']} max {fmt_bytes(ra['max'])}"
+    else:
+        readahead = f"readahead {ra['policy']}"
+    io = "O_DIRECT " if w["direct"] else ""
+    workload = (
+        f"{w['kind']} {w['streams']} stream(s) × {fmt_bytes(w['file_size'])}, "
+        f"{io}record {fmt_bytes(w['record'])}"
+    )
+    return f"{array}; {readahead}; {workload}; memory {fmt_bytes(config['host']['memory'])}"
+
+
+def summary_table(report: Report) -> str:
+    """The scalar metrics, one per row, with units."""
+    has_array_cache = bool(report.config.get("array_cache", {}).get("size", 0))
+    rows: list[list[str]] = []
+    shown: set[str] = set()
+    for key, label, unit, scale in SUMMARY_ROWS:
+        shown.add(key)
+        if key not in report.metrics or (key in _ARRAY_CACHE_KEYS and not has_array_cache):
+            continue
+        value = report.metrics[key]
+        rows.append([label, fmt_number(value * scale if scale != 1.0 else value), unit])
+    # Figures the engine reports that this table does not know yet: shown by name.
+    for key, value in report.metrics.items():
+        if key not in shown and isinstance(value, int | float):
+            rows.append([key, fmt_number(value), ""])
+    return render(["metric", "value", "unit"], rows, align="lrl")
+
+
+def _compact(
+    items: list[dict[str, Any]], by: str, cells: Callable[[dict[str, Any]], list[str]], what: str
+) -> tuple[list[list[str]], str]:
+    """All rows when few; else the rows of the smallest and largest ``by`` and a mean row."""
+    if len(items) <= COMPACT_LIMIT:
+        return [cells(i) for i in items], ""
+    lo = min(items, key=lambda i: i[by])
+    hi = max(items, key=lambda i: i[by])
+    mean: dict[str, Any] = {}
+    for key, value in items[0].items():
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            mean[key] = statistics.fmean(float(i[key]) for i in items)
+    rows = [cells(lo), cells(hi), cells(mean)]
+    rows[2][0] = "mean"
+    note = f"  ({len(items)} {what}: lowest and highest {by}, and the mean; --json lists all)"
+    return rows, note
+
+
+def streams_table(report: Report) -> str:
+    """Per stream: requests, data, bandwidth, mean latency, finish time."""
+
+    def cells(s: dict[str, Any]) -> list[str]:
+        return [
+            str(s["stream"]) if isinstance(s["stream"], int) else fmt_number(s["stream"]),
+            fmt_number(round(s["requests"])),
+            fmt_number(s["bytes_read"] / 1e6),
+            fmt_number(s["bandwidth_mb_s"]),
+            fmt_number(s["latency_mean_ms"]),
+            fmt_number(s["finish_time_s"]),
+        ]
+
+    rows, note = _compact(report.streams, "bandwidth_mb_s", cells, "streams")
+    table = render(["stream", "requests", "MB", "MB/s", "latency ms", "finish s"], rows)
+    return table + ("\n" + note if note else "")
+
+
+def disks_table(report: Report) -> str:
+    """Per member disk: requests, data, utilisation, seek distance, drive-cache hits, queue wait."""
+
+    def cells(d: dict[str, Any]) -> list[str]:
+        return [
+            str(d["disk"]) if isinstance(d["disk"], int) else fmt_number(d["disk"]),
+            fmt_number(round(d["requests"])),
+            fmt_number(d["sectors"] * 512 / 1e6),
+            fmt_number(d["utilization"] * 100.0),
+            fmt_number(d["mean_seek_distance_cyl"]),
+            fmt_number(round(d["cache_hits"])),
+            fmt_number(d["mean_queue_wait_ms"]),
+        ]
+
+    rows, note = _compact(report.disks, "utilization", cells, "disks")
+    headers = ["disk", "requests", "MB", "util %", "seek cyl", "cache hits", "queue wait ms"]
+    return render(headers, rows) + ("\n" + note if note else "")
+
+
+def full_summary(report: Report, title: str) -> str:
+    """Everything ``prefetchlab run`` prints."""
+    parts = [
+        f"prefetchlab {report.version} — {title}",
+        "  " + describe_config(report.config),
+        "",
+        summary_table(report),
+    ]
+    if report.streams:
+        parts += ["", "per stream", streams_table(report)]
+    if report.disks:
+        parts += ["", "per disk", disks_table(report)]
+    return "\n".join(parts)

@@ -1,0 +1,136 @@
+"""Using the Python API: ``prefetchlab.simulate(config) -> Report``."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pytest
+
+import prefetchlab
+from prefetchlab import IO_LOG_COLUMNS, Report
+
+from .helpers import SMALL_FILE_BYTES, SMALL_STREAMS, SMALL_TOML, simulated
+
+
+def test_dict_toml_text_and_path_give_the_same_run(small_config: Path) -> None:
+    as_dict = prefetchlab.simulate(tomllib.loads(SMALL_TOML))
+    as_text = prefetchlab.simulate(SMALL_TOML)
+    as_path = prefetchlab.simulate(small_config)
+    as_str_path = prefetchlab.simulate(str(small_config))
+    for other in (as_text, as_path, as_str_path):
+        assert simulated(other.metrics) == simulated(as_dict.metrics)
+        assert other.config == as_dict.config
+        assert other.streams == as_dict.streams
+        assert other.disks == as_dict.disks
+    assert as_dict.metrics["bytes_read"] == SMALL_STREAMS * SMALL_FILE_BYTES
+
+
+def test_same_seed_same_metrics() -> None:
+    a = prefetchlab.simulate(SMALL_TOML, ["workload.kind=random", "workload.requests=40"])
+    b = prefetchlab.simulate(SMALL_TOML, ["workload.kind=random", "workload.requests=40"])
+    assert simulated(a.metrics) == simulated(b.metrics)
+    assert a.streams == b.streams and a.disks == b.disks
+    assert a.metrics["app_requests"] == SMALL_STREAMS * 40
+
+
+def test_sets_override_the_configuration() -> None:
+    r = prefetchlab.simulate(SMALL_TOML, ["workload.streams=2", "array.layout=raid5", "array.disks=4"])
+    assert r.config["workload"]["streams"] == 2
+    assert r.config["array"]["layout"] == "raid5"
+    assert len(r.streams) == 2 and len(r.disks) == 4
+
+
+def test_resolve_fills_in_defaults_without_running() -> None:
+    cfg = prefetchlab.resolve({"workload": {"streams": 4}})
+    assert cfg["workload"]["streams"] == 4
+    assert cfg["array"] == {"layout": "single", "disks": 1, "strip": 128 << 10}
+    assert cfg["readahead"] == {"policy": "linux", "variant": "3.10", "max": 128 << 10}
+    assert cfg["host"]["memory"] == 1 << 30
+
+
+def test_report_to_dict_is_the_report_json() -> None:
+    r = prefetchlab.simulate(SMALL_TOML)
+    d = r.to_dict()
+    assert list(d) == ["version", "config", "metrics", "streams", "disks"]
+    assert d["metrics"] is r.metrics and d["version"] == prefetchlab.__version__
+
+
+def test_io_log_is_an_arrow_table_when_asked_for() -> None:
+    r = prefetchlab.simulate(SMALL_TOML, ["output.io_log=true"])
+    log = r.io_log
+    assert isinstance(log, pa.Table)
+    assert log.column_names == [name for name, _ in IO_LOG_COLUMNS]
+    for name, dtype in IO_LOG_COLUMNS:
+        assert log.schema.field(name).type == dtype, name
+    assert log.num_rows > 0
+    events = log.column("event").to_pylist()
+    known = {
+        "window_sync",
+        "window_async",
+        "page_read",
+        "block_request",
+        "disk_dispatch",
+        "disk_complete",
+        "array_prefetch",
+    }
+    assert set(events) <= known
+    assert events.count("disk_dispatch") == r.metrics["disk_requests"]
+    assert events.count("disk_complete") == r.metrics["disk_requests"]
+    times = log.column("time_ns").to_pylist()
+    assert times == sorted(times)
+    assert max(times) <= round(r.metrics["sim_time_s"] * 1e9) + 1
+    # Disk rows name a member disk and a sector range; other rows have nulls there.
+    is_disk = pc.is_in(log.column("event"), pa.array(["disk_dispatch", "disk_complete"]))
+    disk_rows = log.filter(is_disk)
+    other_rows = log.filter(pc.invert(is_disk))
+    assert disk_rows.column("disk").null_count == 0
+    assert pc.min(disk_rows.column("disk")).as_py() >= 0
+    assert pc.max(disk_rows.column("disk")).as_py() < len(r.disks)
+    assert pc.min(disk_rows.column("sectors")).as_py() > 0
+    assert other_rows.column("disk").null_count == other_rows.num_rows
+    # Disk rows together carry the sectors the disks read (each once dispatched).
+    dispatched = log.filter(pc.equal(log.column("event"), "disk_dispatch"))
+    assert pc.sum(dispatched.column("sectors")).as_py() == r.metrics["disk_sectors"]
+
+
+def test_io_log_is_none_by_default() -> None:
+    assert prefetchlab.simulate(SMALL_TOML).io_log is None
+    assert prefetchlab.simulate(SMALL_TOML, ["output.io_log=false"]).io_log is None
+
+
+class _Stop(Exception):
+    pass
+
+
+#: Enough events for progress reports (one every 65,536 events): 65,536 requests of one page.
+_LONG_SETS = ["workload.streams=8", "workload.record=4KiB", "workload.file_size=32MiB"]
+
+
+def test_progress_is_reported_and_can_stop_a_run() -> None:
+    seen: list[tuple[float, float, int, int]] = []
+
+    def progress(sim_s: float, duration_s: float, done: int, total: int) -> None:
+        seen.append((sim_s, duration_s, done, total))
+
+    r = prefetchlab.simulate(SMALL_TOML, _LONG_SETS, progress=progress)
+    assert seen, "no progress report"
+    assert all(total == r.metrics["app_requests"] == 8 * 8192 for _, _, _, total in seen)
+    assert all(0 <= done <= total and duration == 0.0 for _, duration, done, total in seen)
+    sims = [s for s, _, _, _ in seen]
+    assert sims == sorted(sims) and sims[-1] <= r.metrics["sim_time_s"]
+
+    def stop(*_: object) -> None:
+        raise _Stop
+
+    with pytest.raises(_Stop):
+        prefetchlab.simulate(SMALL_TOML, _LONG_SETS, progress=stop)
+
+
+def test_report_is_a_dataclass_of_plain_values() -> None:
+    r = prefetchlab.simulate(SMALL_TOML)
+    assert isinstance(r, Report)
+    assert all(isinstance(v, int | float) for v in r.metrics.values())
+    assert r.version == prefetchlab.__version__

@@ -1,0 +1,252 @@
+"""Running the command line: ``prefetchlab run`` and ``prefetchlab validate-disk``."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import signal
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import prefetchlab
+from prefetchlab import cli
+from prefetchlab._table import fmt_number
+
+from .helpers import (
+    CHEETAH_OVERRIDES,
+    SMALL_DISKS,
+    SMALL_FILE_BYTES,
+    SMALL_STREAMS,
+    run_cli,
+    simulated,
+)
+
+REPORT_KEYS = {"version", "config", "metrics", "streams", "disks"}
+
+
+def _row(stdout: str, label: str) -> list[str]:
+    """The cells of the summary row whose label is ``label``."""
+    for line in stdout.splitlines():
+        if line.strip().startswith(label + "  "):
+            return line.strip()[len(label) :].split()
+    raise AssertionError(f"no row {label!r} in:\n{stdout}")
+
+
+def test_console_script_is_installed() -> None:
+    script = Path(sys.executable).parent / "prefetchlab"
+    assert script.is_file(), "the `prefetchlab` console script is not installed beside the interpreter"
+    proc = subprocess.run([str(script), "--version"], capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == f"prefetchlab {prefetchlab.__version__}"
+
+
+def test_run_json_is_the_report(small_config: Path) -> None:
+    proc = run_cli("run", small_config, "--json")
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    assert set(report) == REPORT_KEYS
+    assert report["version"] == prefetchlab.__version__
+    # The resolved configuration: sizes in bytes, defaults filled in.
+    assert report["config"]["array"] == {"layout": "raid0", "disks": 3, "strip": 64 << 10}
+    assert report["config"]["block"]["nr_requests"] == 128
+    m = report["metrics"]
+    assert m["bytes_read"] == SMALL_STREAMS * SMALL_FILE_BYTES
+    assert m["app_requests"] == SMALL_STREAMS * SMALL_FILE_BYTES // (64 << 10)
+    assert m["bandwidth_mb_s"] > 0 and m["sim_time_s"] > 0
+    assert [s["stream"] for s in report["streams"]] == list(range(SMALL_STREAMS))
+    assert [d["disk"] for d in report["disks"]] == list(range(SMALL_DISKS))
+
+
+def test_run_json_matches_the_api(small_config: Path) -> None:
+    proc = run_cli("run", small_config, "--json")
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    api = prefetchlab.simulate(small_config)
+    assert simulated(report["metrics"]) == simulated(api.metrics)
+    assert report["config"] == api.config
+
+
+def test_run_prints_a_summary_with_units(small_config: Path) -> None:
+    proc = run_cli("run", small_config)
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert proc.stderr == ""
+    metrics = json.loads(run_cli("run", small_config, "--json").stdout)["metrics"]
+    # Each figure in its unit, with the value the report holds.
+    assert _row(out, "bandwidth") == [fmt_number(metrics["bandwidth_mb_s"]), "MB/s"]
+    assert _row(out, "latency p99") == [fmt_number(metrics["latency_p99_ms"]), "ms"]
+    assert _row(out, "disk utilisation (mean)") == [fmt_number(metrics["disk_utilization"] * 100), "%"]
+    assert _row(out, "mean seek distance") == [fmt_number(metrics["mean_seek_distance_cyl"]), "cylinders"]
+    assert _row(out, "peak page-cache pages") == [str(metrics["peak_cache_pages"]), "pages"]
+    assert _row(out, "disk requests") == [str(metrics["disk_requests"])]
+    assert _row(out, "simulated time")[1] == "s"
+    assert _row(out, "simulated requests per wall second")[1] == "req/s"
+    for label in ("IOPS", "latency mean", "latency p50", "latency p95", "page-cache hit ratio"):
+        _row(out, label)
+    for label in ("prefetch accuracy", "wasted prefetch pages", "request splits", "wall time"):
+        _row(out, label)
+    assert "raid0 of 3 × cheetah-15k5, strip 64 KiB" in out
+    # Per-stream and per-disk tables: one row each (3 streams, 3 disks: not compacted).
+    stream_part = out.split("per stream\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    disk_part = out.split("per disk\n", 1)[1].splitlines()
+    assert len(stream_part) == 2 + SMALL_STREAMS
+    assert len(disk_part) == 2 + SMALL_DISKS
+    assert "util %" in disk_part[0] and "MB/s" in stream_part[0]
+
+
+def test_set_overrides_the_file(small_config: Path) -> None:
+    proc = run_cli(
+        "run",
+        small_config,
+        "--set",
+        "workload.streams=5",
+        "--set",
+        "array.disks=4",
+        "--set",
+        "readahead.max=512KiB",
+        "--json",
+    )
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    assert report["config"]["workload"]["streams"] == 5
+    assert report["config"]["array"]["disks"] == 4
+    assert report["config"]["readahead"]["max"] == 512 << 10
+    assert len(report["streams"]) == 5
+    assert len(report["disks"]) == 4
+    assert report["metrics"]["bytes_read"] == 5 * SMALL_FILE_BYTES
+
+
+def test_many_streams_are_summarised(small_config: Path) -> None:
+    proc = run_cli("run", small_config, "--set", "workload.streams=12")
+    assert proc.returncode == 0, proc.stderr
+    stream_part = proc.stdout.split("per stream\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    # header, rule, slowest, fastest, mean, note
+    assert len(stream_part) == 6, stream_part
+    assert stream_part[4].split()[0] == "mean"
+    assert "12 streams" in stream_part[5]
+
+
+def test_ctrl_c_exits_130_quietly(
+    small_config: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "simulate", interrupted)
+    assert cli.main(["run", str(small_config)]) == 130
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err == ""
+
+
+def _read_until(fd: int, marker: bytes) -> bytes:
+    """Reads a pty until ``marker`` appears; fails if the other side closes first."""
+    seen = b""
+    while marker not in seen:
+        try:
+            chunk = os.read(fd, 4096)
+        except OSError:
+            chunk = b""
+        if not chunk:
+            raise AssertionError(f"closed before {marker!r} appeared; got {seen!r}")
+        seen += chunk
+    return seen
+
+
+def _drain(fd: int) -> bytes:
+    out = b""
+    while True:
+        try:
+            chunk = os.read(fd, 4096)
+        except OSError:
+            return out
+        if not chunk:
+            return out
+        out += chunk
+
+
+def test_ctrl_c_during_a_run(small_config: Path) -> None:
+    """On a terminal a run shows its progress on stderr; Ctrl-C stops it: exit 130, no traceback."""
+    master, slave = os.openpty()
+    long_run = ["--set", "workload.streams=8", "--set", "workload.file_size=2GiB"]
+    long_run += ["--set", "workload.record=4KiB", "--set", "host.memory=64MiB"]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "prefetchlab.cli", "run", str(small_config), *long_run],
+        stdout=subprocess.PIPE,
+        stderr=slave,
+        # A shell may start background jobs with SIGINT ignored; the CLI gets it as from a terminal.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    os.close(slave)
+    try:
+        seen = _read_until(master, b"requests")  # the progress line: the run is under way
+        proc.send_signal(signal.SIGINT)
+        code = proc.wait()
+        seen += _drain(master)
+    finally:
+        proc.kill()
+        proc.wait()
+        os.close(master)
+    assert code == 130, seen
+    assert proc.stdout is not None and proc.stdout.read() == b""
+    assert b"Traceback" not in seen and b"error" not in seen, seen
+
+
+def test_an_unexpected_exception_is_still_one_line(
+    small_config: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("boom\nsecond line")
+
+    monkeypatch.setattr(cli, "simulate", broken)
+    assert cli.main(["run", str(small_config)]) == 2
+    err = capsys.readouterr().err
+    assert err == "prefetchlab: error: internal error (please report): RuntimeError: boom second line\n"
+
+
+def test_parse_override() -> None:
+    assert cli.parse_override("Enable caching in buffer=0") == ("Enable caching in buffer", 0.0)
+    assert cli.parse_override(" Fast write level = 2.5 ") == ("Fast write level", 2.5)
+    for bad in ("no equals sign", "=3", "Buffer continuous read=yes", "x=nan"):
+        with pytest.raises(cli.UsageError):
+            cli.parse_override(bad)
+
+
+def _validate_args(cheetah: Path) -> list[str]:
+    args = ["validate-disk", str(cheetah / "Seagate-Cheetah15k5.parv"), str(cheetah / "random.trace")]
+    for name, value in CHEETAH_OVERRIDES:
+        args += ["--override", f"{name}={value:g}"]
+    return args
+
+
+def _measured_ms(trace: Path) -> list[float]:
+    """Column 5 of a DiskSim validation trace: the real drive's response time, in microseconds."""
+    return [float(line.split()[4]) / 1000.0 for line in trace.read_text().splitlines() if line.strip()]
+
+
+def test_validate_disk_json(cheetah: Path) -> None:
+    proc = run_cli(*_validate_args(cheetah), "--json")
+    assert proc.returncode == 0, proc.stderr
+    v = json.loads(proc.stdout)
+    assert list(v) == ["rms_ms", "mean_sim_ms", "mean_real_ms", "requests", "rms_exact_ms"]
+    measured = _measured_ms(cheetah / "random.trace")
+    assert v["requests"] == len(measured)
+    assert v["mean_real_ms"] == pytest.approx(statistics.fmean(measured), rel=1e-9)
+    assert v["mean_sim_ms"] > 0
+    for key in ("rms_ms", "rms_exact_ms"):
+        assert math.isfinite(v[key]) and v[key] >= 0, v
+
+
+def test_validate_disk_table(cheetah: Path) -> None:
+    proc = run_cli(*_validate_args(cheetah))
+    assert proc.returncode == 0, proc.stderr
+    v = json.loads(run_cli(*_validate_args(cheetah), "--json").stdout)
+    out = proc.stdout
+    assert _row(out, "rms demerit") == [f"{v['rms_ms']:.4f}", "ms"]
+    assert _row(out, "mean response, measured") == [f"{v['mean_real_ms']:.4f}", "ms"]
+    assert _row(out, "requests") == [str(v["requests"])]
+    assert "override Enable caching in buffer = 0" in out
