@@ -8,7 +8,7 @@ PY     := $(VENV)/bin/python
 PIP    := $(VENV)/bin/pip
 STAMP  := $(VENV)/.deps-stamp
 
-.PHONY: demo test build venv lint rust-test py-test bench clean browser
+.PHONY: demo test build venv lint rust-test py-test bench clean browser reproduce
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -24,6 +24,10 @@ build: $(STAMP)
 
 demo: build
 	$(PY) -m prefetchlab.demo
+
+# Every experiment under experiments/: sweeps, claims checked, report/index.html.
+reproduce: build
+	$(PY) -m prefetchlab.cli reproduce
 
 rust-test:
 	cargo test --workspace --exclude prefetchlab-py --release
