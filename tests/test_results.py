@@ -167,6 +167,11 @@ def test_export_parquet_and_show(tmp_path: Path) -> None:
     stored = table(tmp_path / "results.duckdb", exclude=())
     assert [tuple(r.values()) for r in t.to_pylist()] == stored
 
+    # Without --db, from the directory that holds the database.
+    again = cli("results", "export", "--parquet", "pq2", cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert pq.read_table(tmp_path / "pq2" / "demo-like.parquet").num_rows == 32
+
     show = cli("results", "show", exp)
     assert show.returncode == 0, show.stderr
     lines = show.stdout.splitlines()

@@ -52,9 +52,15 @@ def all_experiments() -> list[Path]:
 
 
 def _db(args: argparse.Namespace, exp: Experiment | None) -> Path:
+    """--db; else next to the experiment; else ./results.duckdb or experiments/results.duckdb
+    (where sweeps of the experiments under experiments/ store theirs), whichever exists."""
     if args.db:
         return Path(args.db)
-    return exp.default_db() if exp is not None else Path("results.duckdb")
+    if exp is not None:
+        return exp.default_db()
+    here = Path("results.duckdb")
+    shared = EXPERIMENTS_DIR / "results.duckdb"
+    return shared if not here.exists() and shared.exists() else here
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
@@ -201,7 +207,11 @@ def register(subparsers: Any) -> None:
     )
     e = rs.add_parser("export", help="write the results as Parquet, one file per experiment")
     e.add_argument("--parquet", metavar="DIR", required=True)
-    e.add_argument("--db", metavar="FILE", help="results database (default: ./results.duckdb)")
+    e.add_argument(
+        "--db",
+        metavar="FILE",
+        help="results database (default: ./results.duckdb, else experiments/results.duckdb)",
+    )
     e.set_defaults(func=cmd_export)
     s = rs.add_parser("show", help="print an experiment's stored runs as a table")
     s.add_argument("experiment", metavar="EXPERIMENT")
