@@ -244,3 +244,20 @@ def test_zero_workers(tmp_path: Path) -> None:
     assert r.returncode == 2
     assert "--workers must be at least 1" in one_error_line(r.stderr)
     assert not (tmp_path / "results.duckdb").exists()
+
+
+@pytest.mark.parametrize("backend", [[], ["--scheduler", "local-cluster"]], ids=["pool", "dask"])
+def test_a_run_the_engine_rejects_is_named_and_the_others_are_stored(
+    tmp_path: Path, backend: list[str]
+) -> None:
+    # 128 files of 1 GiB do not fit on one 73 GB drive; one file does.
+    text = (
+        '[experiment]\nname = "fit"\n[workload]\nstreams = [1, 128, 2]\nfile_size = "1GiB"\nrecord = "1MiB"\n'
+    )
+    exp = write(tmp_path, "fit.toml", text)
+    r = cli("sweep", exp, "--workers", "2", *backend)
+    assert r.returncode == 2
+    line = one_error_line(r.stderr)
+    assert "(workload.streams=128): geometry:" in line
+    stored = {c["workload"]["streams"] for c in configs(tmp_path / "results.duckdb")}
+    assert stored == {1, 2}

@@ -42,17 +42,31 @@ class SchedulerError(PrefetchlabError):
     """The Dask scheduler cannot be reached or started."""
 
 
+class RunFailed(PrefetchlabError):
+    """A run failed; the other runs were stored (or, for an unexpected error, those finished)."""
+
+    def __init__(self, config_json: str, error: BaseException) -> None:
+        super().__init__(" ".join(str(error).split()) or type(error).__name__)
+        self.config_json = config_json
+
+
 def execute(
     config_json: str, progress: Callable[[float, float, int, int], object] | None = None
 ) -> dict[str, Any]:
-    """Simulates one resolved configuration; returns its metrics, the version and wall time.
+    """Simulates one resolved configuration; returns its metrics, the version and wall time,
+    or ``{"error": message}`` when the engine rejects the run (such as files that do not fit
+    on the array): a result like any other, so no back end has to carry the engine's
+    exception across processes.
 
     ``progress(sim_s, duration_s, requests_done, requests_total)`` is the engine's callback.
     """
     from prefetchlab import _engine
 
     start = time.perf_counter()
-    out = _engine.simulate(config_json, "json", [], progress)
+    try:
+        out = _engine.simulate(config_json, "json", [], progress)
+    except _engine.PrefetchlabError as e:
+        return {"error": str(e)}
     wall_s = time.perf_counter() - start
     report = json.loads(out["report"])
     return {"metrics": report["metrics"], "version": report["version"], "wall_s": wall_s}
@@ -116,13 +130,21 @@ class LocalPool:
         while running:
             done, _ = wait(running, return_when=FIRST_COMPLETED)
             batch = []
+            failed: RunFailed | None = None
             for fut in done:
                 arg = running.pop(fut)
+                error = fut.exception()
+                if error is not None:
+                    failed = failed or RunFailed(arg, error)
+                    continue
                 nxt = next(todo, None)
                 if nxt is not None:
                     running[self.pool.submit(fn, nxt)] = nxt
                 batch.append((arg, fut.result()))
-            yield batch
+            if batch:
+                yield batch
+            if failed is not None:
+                raise failed
 
     def close(self) -> None:
         if self.pool is not None:
@@ -185,9 +207,14 @@ class DaskBackend:
         if not args:
             return
         futures = {self.client.submit(fn, a, pure=False): a for a in args}
-        done = as_completed(futures, loop=self.client.loop, with_results=True)  # type: ignore[no-untyped-call]
+        done = as_completed(futures, loop=self.client.loop, with_results=True, raise_errors=False)  # type: ignore[no-untyped-call]
         for batch in done.batches():  # type: ignore[no-untyped-call]
-            yield [(futures[fut], result) for fut, result in batch]
+            ok = [(futures[fut], result) for fut, result in batch if fut.status != "error"]
+            if ok:
+                yield ok
+            for fut, _result in batch:
+                if fut.status == "error":
+                    raise RunFailed(futures[fut], fut.exception())
 
     def close(self) -> None:
         client = getattr(self, "client", None)
@@ -234,12 +261,16 @@ def sweep(
 ) -> SweepSummary:
     """Runs every run of ``exp`` not yet stored (all with ``force``), storing each at once.
 
+    A run the engine rejects (say, files that do not fit on the array) is not stored; the others
+    still run, and :class:`RunFailed` names the first such run once they are done.
+
     Everything that can be wrong with the input (the experiment, the scheduler) has been
     reported before the first run starts: the experiment was checked when loaded and the
     back end connects here, before the database is touched.
     """
     db = ResultsDB(db_path or exp.default_db())
     backend = open_backend(scheduler, workers)
+    failed: list[tuple[RunSpec, str]] = []
     try:
         db.create()
         stored = set() if force else db.stored_ids(exp.name)
@@ -253,13 +284,27 @@ def sweep(
             else:
                 batches = backend.run(execute, list(by_config))
             for batch in batches:
-                db.write_many(exp.name, [(by_config[c].run_id, c, result) for c, result in batch])
-                bar.update(len(batch))
+                ok = [(by_config[c].run_id, c, result) for c, result in batch if "error" not in result]
+                db.write_many(exp.name, ok)
+                bar.update(len(ok))
+                failed += [(by_config[c], result["error"]) for c, result in batch if "error" in result]
+    except RunFailed as e:  # a bug in a run (not an error the engine reports): stop
+        backend.abort()
+        raise RunFailed(e.config_json, PrefetchlabError(f"{_name(by_config[e.config_json])}: {e}")) from None
     except BaseException:
         backend.abort()
         raise
     backend.close()
+    if failed:
+        run, error = failed[0]
+        more = f" ({len(failed) - 1} more failed runs not stored)" if len(failed) > 1 else ""
+        raise RunFailed(run.config_json, PrefetchlabError(f"{_name(run)}: {error}{more}"))
     return SweepSummary(exp.name, db.path, len(exp.runs), done_before, len(todo))
+
+
+def _name(run: RunSpec) -> str:
+    at = ", ".join(f"{k}={v}" for k, v in run.point.items())
+    return f"run {run.run_id}" + (f" ({at})" if at else "")
 
 
 def _execute_with_progress(config_json: str) -> dict[str, Any]:
