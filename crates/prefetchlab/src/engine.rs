@@ -782,14 +782,10 @@ impl Engine {
                     return;
                 }
                 Pick::Dispatch(i) => {
-                    let dev = &mut self.devices[disk as usize];
-                    // the head ends where this request ends
-                    let (lba, end) = {
-                        let q = &self.block.queues[disk as usize];
-                        let r = q_pending(q, i);
-                        (r.0, r.1)
-                    };
-                    let end_pos = dev.position_of(end.saturating_sub(1));
+                    // the head ends on the cylinder where this request starts
+                    // (a request rarely crosses a cylinder)
+                    let q = self.block.queues[disk as usize].pending_at(i);
+                    let (lba, end, end_pos) = (q.lba_sector, q.end_sector, q.pos);
                     let id = self.block.dispatch(disk, i, end_pos, now);
                     let req = DiskRequest { lba_sector: lba, sectors: (end - lba) as u32, write: false };
                     let dev = &mut self.devices[disk as usize];
@@ -1000,11 +996,6 @@ fn ratio(a: f64, b: f64) -> f64 {
     } else {
         0.0
     }
-}
-
-fn q_pending(q: &crate::block::DiskQueue, i: usize) -> (u64, u64) {
-    let r = q.pending_at(i);
-    (r.lba_sector, r.end_sector)
 }
 
 /// The readahead policy's view of the page cache for one stream's file.

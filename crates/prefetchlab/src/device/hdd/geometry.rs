@@ -204,6 +204,16 @@ impl Layout {
         }
     }
 
+    /// The cylinder of `lba` alone (what schedulers and the seek metric
+    /// compare): `locate` without the angle arithmetic.
+    #[inline]
+    pub fn cylinder_of(&self, lba: u64) -> Option<u32> {
+        let p = self.physical(lba);
+        let r = self.run_of(p)?;
+        let cstep = ((p - r.p_start) / r.lpt as u64) as u32 / r.tpc;
+        Some((r.cyl0 as i64 + r.cyl_dir as i64 * cstep as i64).max(0) as u32)
+    }
+
     /// Where `lba` is. `None` only for an LBA beyond the layout.
     #[inline]
     pub fn locate(&self, lba: u64) -> Option<Loc> {

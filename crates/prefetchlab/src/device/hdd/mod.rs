@@ -679,9 +679,8 @@ impl super::Device for Hdd {
     fn position_of(&self, lba_sector: u64) -> u64 {
         self.p
             .layout
-            .locate(lba_sector.min(self.p.layout.capacity_sectors.saturating_sub(1)))
-            .map(|l| l.cyl as u64)
-            .unwrap_or(0)
+            .cylinder_of(lba_sector.min(self.p.layout.capacity_sectors.saturating_sub(1)))
+            .map_or(0, |c| c as u64)
     }
 }
 
