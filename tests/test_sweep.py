@@ -132,7 +132,8 @@ def _row_count(db: Path) -> int:
         try:
             con = duckdb.connect(str(db), read_only=True)
         except duckdb.IOException:
-            continue  # the sweep holds the file for a write just now
+            time.sleep(0.002)  # the sweep holds the file for a write just now
+            continue
         except duckdb.Error:
             return 0  # not created yet
         try:
