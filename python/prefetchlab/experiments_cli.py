@@ -89,15 +89,18 @@ def _show_rows(exp: Experiment | None, rows: list[dict[str, Any]]) -> tuple[list
         keys = [a.key for a in exp.axes]
         metrics = list(dict.fromkeys(f.y for f in exp.figures)) or list(DEFAULT_SHOWN)
         by_id = {r.run_id: r for r in exp.runs}
-        rows = sorted(
-            (r for r in rows if r["run_id"] in by_id), key=lambda r: exp.runs.index(by_id[r["run_id"]])
-        )
+        order = {r.run_id: i for i, r in enumerate(exp.runs)}
+        rows = sorted((r for r in rows if r["run_id"] in by_id), key=lambda r: order[r["run_id"]])
         labels = [[str(by_id[r["run_id"]].point[k]) for k in keys] for r in rows]
     else:
         from prefetchlab.experiment import flatten
 
         flats = [flatten(json.loads(r["config"])) for r in rows]
-        keys = sorted({k for f in flats for k in f if any(g.get(k) != f.get(k) for g in flats)})
+        seen: dict[str, set[str]] = {}
+        for f in flats:
+            for k, v in f.items():
+                seen.setdefault(k, set()).add(json.dumps(v))
+        keys = sorted(k for k, values in seen.items() if len(values) > 1 or any(k not in f for f in flats))
         metrics = list(DEFAULT_SHOWN)
         labels = [[str(f.get(k)) for k in keys] for f in flats]
     headers = ["run_id", *keys, *metrics, "wall_s"]
