@@ -22,8 +22,11 @@ venv: $(STAMP)
 build: $(STAMP)
 	$(VENV)/bin/maturin develop --release --quiet
 
+# The demo: the bandwidth table and plot, then the same experiment as a short
+# reproduction (experiments/foundation-demo.toml): claims checked, report/index.html.
 demo: build
 	$(PY) -m prefetchlab.demo
+	$(PY) -m prefetchlab.cli reproduce foundation-demo --out report --quiet
 
 # Every experiment under experiments/: sweeps, claims checked, report/index.html.
 reproduce: build

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -51,3 +52,18 @@ def test_demo_prints_the_table_and_writes_the_plot(tmp_path: Path) -> None:
         for col, k in enumerate(demo.READAHEAD_MAX_KIB):
             m = prefetchlab.simulate(base, demo.point_sets(streams, k)).metrics
             assert rows[streams][col] == f"{m['bandwidth_mb_s']:.1f}"
+
+
+def test_the_demo_experiment_runs_the_demo_points() -> None:
+    """experiments/foundation-demo.toml (what `make demo` reproduces into the report) is the
+    demo's base configuration with its two axes: the report shows the printed table's runs."""
+    from prefetchlab.experiment import load_experiment
+
+    exp = load_experiment(REPO / "experiments" / "foundation-demo.toml")
+    got = sorted(json.dumps(json.loads(r.config_json), sort_keys=True) for r in exp.runs)
+    want = sorted(
+        json.dumps(prefetchlab.resolve(demo.DEFAULT_CONFIG, demo.point_sets(s, k)), sort_keys=True)
+        for s in demo.STREAMS
+        for k in demo.READAHEAD_MAX_KIB
+    )
+    assert got == want

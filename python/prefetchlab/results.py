@@ -102,14 +102,20 @@ class ResultsDB:
     def exists(self) -> bool:
         return self.path.exists()
 
-    def stored_ids(self, experiment: str) -> set[str]:
-        """The ids of the runs of ``experiment`` already stored."""
+    def stored_ids(self, experiment: str, version: str | None = None) -> set[str]:
+        """The ids of the runs of ``experiment`` already stored (by prefetchlab ``version``
+        only, when given: a run stored by another version is run again and replaced)."""
         if not self.exists():
             return set()
         with connect(self.path, read_only=True) as con:
             if not _has_table(con):
                 return set()
-            rows = con.execute("SELECT run_id FROM runs WHERE experiment = ?", [experiment]).fetchall()
+            sql = "SELECT run_id FROM runs WHERE experiment = ?"
+            params = [experiment]
+            if version is not None:
+                sql += " AND version = ?"
+                params.append(version)
+            rows = con.execute(sql, params).fetchall()
         return {r[0] for r in rows}
 
     def write(self, experiment: str, run_id: str, config_json: str, result: Mapping[str, Any]) -> None:

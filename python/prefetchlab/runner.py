@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from prefetchlab._engine import PrefetchlabError
+from prefetchlab._engine import PrefetchlabError, __version__
 from prefetchlab.experiment import Experiment, RunSpec
 from prefetchlab.results import ResultsDB
 
@@ -273,7 +273,7 @@ def sweep(
     failed: list[tuple[RunSpec, str]] = []
     try:
         db.create()
-        stored = set() if force else db.stored_ids(exp.name)
+        stored = set() if force else db.stored_ids(exp.name, __version__)
         todo = [r for r in exp.runs if r.run_id not in stored]
         by_config: dict[str, RunSpec] = {r.config_json: r for r in todo}
         done_before = len(exp.runs) - len(todo)

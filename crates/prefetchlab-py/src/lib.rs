@@ -66,11 +66,16 @@ fn io_log_dict<'py>(py: Python<'py>, log: &IoLog) -> PyResult<Bound<'py, PyDict>
     Ok(d)
 }
 
-/// Checks a configuration; returns the resolved configuration as JSON.
+/// Checks a configuration (including that its stack can be built: drive
+/// model, geometry, files that fit); returns the resolved configuration as JSON.
 #[pyfunction]
 #[pyo3(signature = (text, fmt, sets=vec![]))]
 fn resolve(text: &str, fmt: &str, sets: Vec<String>) -> PyResult<String> {
-    guarded(|| parse(text, fmt, &sets).map(|c| c.to_json()))
+    guarded(|| {
+        let cfg = parse(text, fmt, &sets)?;
+        prefetchlab::check(&cfg)?;
+        Ok(cfg.to_json())
+    })
 }
 
 /// Runs a configuration. Returns `{"report": json, "io_log": dict | None}`.

@@ -40,6 +40,12 @@ pub fn simulate(cfg: &Config) -> Result<Report> {
     simulate_with_progress(cfg, &mut |_| true)
 }
 
+/// Checks that the stack of `cfg` can be built — the drive model exists,
+/// the geometry is possible, the files fit on the array — without running it.
+pub fn check(cfg: &Config) -> Result<()> {
+    Engine::build(cfg).map(|_| ())
+}
+
 /// How far a run has got (reported every [`PROGRESS_EVERY_EVENTS`] events).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Progress {

@@ -31,7 +31,7 @@ pub mod units;
 pub mod workload;
 
 pub use config::Config;
-pub use engine::{simulate, simulate_with_progress, Progress};
+pub use engine::{check, simulate, simulate_with_progress, Progress};
 pub use error::{Error, Result};
 pub use metrics::Report;
 
