@@ -37,6 +37,7 @@ SUMMARY_ROWS: tuple[tuple[str, str, str, float], ...] = (
     ("mean_seek_distance_cyl", "mean seek distance", "cylinders", 1.0),
     ("drive_cache_hits", "drive cache hits", "", 1.0),
     ("congestion_events", "congestion events", "", 1.0),
+    ("queue_full_events", "queue-full events", "", 1.0),
     ("array_cache_hit_ratio", "array-cache hit ratio", "", 1.0),
     ("array_prefetched_blocks", "array-cache prefetched blocks", "blocks", 1.0),
     ("array_wasted_blocks", "array-cache wasted blocks", "blocks", 1.0),

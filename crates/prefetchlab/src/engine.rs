@@ -972,6 +972,7 @@ impl Engine {
             array_wasted_blocks: acs.map_or(0, |a| a.wasted),
             peak_cache_pages: self.cache.peak_pages(),
             congestion_events: self.block.queues.iter().map(|q| q.stats.congestion_events).sum(),
+            queue_full_events: self.block.queues.iter().map(|q| q.stats.queue_full_events).sum(),
             sim_time_s: sim_s,
             wall_time_s: wall_s,
             requests_per_wall_s: ratio(requests as f64, wall_s),

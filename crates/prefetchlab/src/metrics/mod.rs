@@ -50,6 +50,9 @@ pub struct Metrics {
     pub array_wasted_blocks: u64,
     pub peak_cache_pages: u64,
     pub congestion_events: u64,
+    /// Requests added to a disk queue already holding `nr_requests` (the
+    /// submitter is not put to sleep; see the block layer's doc).
+    pub queue_full_events: u64,
     pub sim_time_s: f64,
     pub wall_time_s: f64,
     pub requests_per_wall_s: f64,
