@@ -186,6 +186,8 @@ struct Engine {
     extents: Vec<crate::array::Extent>,
     io_buf: Vec<u32>,
     io_stack: Vec<u32>,
+    /// `complete_io` is running (nested completions are queued on `io_stack`).
+    completing: bool,
     touched_disks: Vec<u32>,
     latencies_ns: Vec<u64>,
     io_log: Option<IoLog>,
@@ -267,6 +269,7 @@ impl Engine {
             extents: Vec::with_capacity(64),
             io_buf: Vec::with_capacity(64),
             io_stack: Vec::with_capacity(64),
+            completing: false,
             touched_disks: Vec::with_capacity(16),
             latencies_ns: Vec::new(),
             io_log: cfg.output.io_log.then(IoLog::default),
@@ -324,6 +327,11 @@ impl Engine {
         self.end_ns = self.streams.iter().map(|s| s.finish_ns).max().unwrap_or(0).max(self.events.now_ns());
         if self.duration_ns > 0 {
             self.end_ns = self.end_ns.min(self.duration_ns);
+        }
+        // Every run drains: with no events left, every stream must be done.
+        let stuck = self.streams.iter().filter(|s| s.state != StreamState::Done).count();
+        if stuck > 0 {
+            return Err(Error::Internal(format!("{stuck} stream(s) never finished: a request was lost")));
         }
         Ok(())
     }
@@ -426,11 +434,12 @@ impl Engine {
                     slot = self.cache.lookup(file, idx);
                 }
             } else if slot == NONE {
-                // evicted between its arrival and our turn: read it again
+                // defensive: a waited-for page is pinned, so this should not happen
                 self.read_pages(s, file, idx, 1, idx, end, IoEvent::PageRead, None);
                 slot = self.cache.lookup(file, idx);
             }
             if !self.cache.uptodate(slot) {
+                self.cache.pin(slot);
                 let io = self.cache.io(slot);
                 let st = &mut self.streams[s as usize];
                 st.state = StreamState::Waiting;
@@ -450,19 +459,29 @@ impl Engine {
     fn start_direct(&mut self, s: u32) {
         let st = &self.streams[s as usize];
         let (file, mut p, end) = (st.file, st.cur_page, st.end_page);
-        let mut n_ios = 0;
+        // One count for the submission itself, so that an I/O completing at
+        // once (array-cache hit) cannot finish the request before the rest is sent.
+        self.streams[s as usize].direct_pending = 1;
+        self.streams[s as usize].state = StreamState::Waiting;
         while p < end {
             let run = self.fs.contiguous_run(file, p, end - p);
             let dep = self.meta_dependency(file, p, s);
             let io = self.new_io(IoKind::Direct, s, self.fs.bmap(file, p), run);
+            self.streams[s as usize].direct_pending += 1;
             self.submit_or_hold(io, dep);
-            n_ios += 1;
             p += run;
         }
+        self.direct_done(s);
+    }
+
+    /// One part of an O_DIRECT request is done; the last one finishes the request.
+    fn direct_done(&mut self, s: u32) {
         let st = &mut self.streams[s as usize];
-        st.direct_pending = n_ios;
-        st.state = StreamState::Waiting;
-        self.cache.stats.misses += end - st.cur_page;
+        st.direct_pending -= 1;
+        if st.direct_pending == 0 {
+            st.cur_page = st.end_page;
+            self.finish_request(s);
+        }
     }
 
     // ----- the page cache side -----------------------------------------------------
@@ -497,7 +516,6 @@ impl Engine {
             while n < max_run && !self.cache.is_cached(file, p + n) {
                 n += 1;
             }
-            let dep = self.meta_dependency(file, p, s);
             let io = self.new_io(IoKind::PageFill { file, first_page: p }, s, self.fs.bmap(file, p), 0);
             let mut got = 0;
             for q in p..p + n {
@@ -515,6 +533,7 @@ impl Engine {
             }
             self.ios[io as usize].blocks = got;
             issued += got;
+            let dep = self.meta_dependency(file, p, s);
             self.submit_or_hold(io, dep);
             if got < n {
                 break; // no room left
@@ -546,7 +565,9 @@ impl Engine {
                     let io = self.new_io(IoKind::Meta, s, b, 1);
                     self.meta.insert(b, MetaState::InFlight(io));
                     self.submit_or_hold(io, dep);
-                    dep = io;
+                    // served at once (array-cache hit): nothing to wait for, and
+                    // the I/O handle is already free
+                    dep = if self.meta.get(&b) == Some(&MetaState::Cached) { NONE } else { io };
                 }
             }
         }
@@ -848,11 +869,16 @@ impl Engine {
     }
 
     /// An I/O has all its data: update the caches, release what waited for it.
+    ///
+    /// A completion caused while another is being processed (an I/O released
+    /// by it that is served at once) is queued and processed in the same loop.
     fn complete_io(&mut self, io: u32) {
-        let mut stack = std::mem::take(&mut self.io_stack);
-        stack.clear();
-        stack.push(io);
-        while let Some(io) = stack.pop() {
+        self.io_stack.push(io);
+        if self.completing {
+            return;
+        }
+        self.completing = true;
+        while let Some(io) = self.io_stack.pop() {
             let x = self.ios[io as usize];
             match x.kind {
                 IoKind::PageFill { file, first_page } => {
@@ -881,19 +907,12 @@ impl Engine {
                         let p = &mut self.ios[parent as usize];
                         p.pending -= 1;
                         if p.pending == 0 {
-                            stack.push(parent);
+                            self.io_stack.push(parent);
                         }
                         l = next;
                     }
                 }
-                IoKind::Direct => {
-                    let st = &mut self.streams[x.stream as usize];
-                    st.direct_pending -= 1;
-                    if st.direct_pending == 0 {
-                        st.cur_page = st.end_page;
-                        self.finish_request(x.stream);
-                    }
-                }
+                IoKind::Direct => self.direct_done(x.stream),
             }
             let mut w = x.waiters;
             while w != NONE {
@@ -908,7 +927,7 @@ impl Engine {
                 d = next;
             }
         }
-        self.io_stack = stack;
+        self.completing = false;
     }
 
     // ----- the report ---------------------------------------------------------------

@@ -15,6 +15,8 @@ pub enum Error {
     Geometry(String),
     /// The caller stopped the run (e.g. Ctrl-C).
     Cancelled,
+    /// A bug: an invariant of the engine did not hold.
+    Internal(String),
 }
 
 impl Error {
@@ -38,6 +40,7 @@ impl fmt::Display for Error {
             Error::Input { path, line, msg } => write!(f, "{path}:{line}: {msg}"),
             Error::Geometry(msg) => write!(f, "geometry: {msg}"),
             Error::Cancelled => write!(f, "interrupted"),
+            Error::Internal(msg) => write!(f, "internal error (please report): {msg}"),
         }
     }
 }

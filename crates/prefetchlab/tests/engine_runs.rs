@@ -68,3 +68,27 @@ fn io_log_records_windows_and_disk_requests() {
     assert!(log.time_ns.windows(2).all(|w| w[0] <= w[1]), "rows in time order");
     assert!(simulate(&cfg("")).unwrap().io_log.is_none());
 }
+
+/// An indirect block prefetched into the array cache (OBL fetches the block
+/// after a data run, which is the indirect block) is later read as metadata
+/// and served at once: the data read waiting for it must still be sent, and
+/// an O_DIRECT request whose parts complete at once must still finish.
+#[test]
+fn metadata_served_by_the_array_cache_does_not_strand_reads() {
+    for direct in [false, true] {
+        let sets: Vec<String> = [
+            "workload.record=\"4KiB\"".to_string(),
+            format!("workload.direct={direct}"),
+            "readahead.policy=\"none\"".into(),
+            "array_cache.size=\"64MiB\"".into(),
+            "array_cache.prefetch=\"obl\"".into(),
+            "workload.think_time=\"5ms\"".into(),
+        ]
+        .into();
+        let base =
+            "[array]\nlayout='raid0'\ndisks=5\nstrip='128KiB'\n[workload]\nstreams=4\nfile_size='8MiB'";
+        let r = simulate(&Config::from_toml(base, &sets).unwrap()).unwrap();
+        assert_eq!(r.metrics.bytes_read, (4 * 8) << 20, "direct={direct}");
+        assert!(r.metrics.array_cache_hit_ratio > 0.0);
+    }
+}

@@ -16,6 +16,9 @@ pub mod flag {
     pub const USED: u8 = 4;
     /// Carries the readahead marker (PG_readahead).
     pub const MARKER: u8 = 8;
+    /// A reader waits for this slot: not evictable until it has read it (the
+    /// reference a waiting reader holds in the kernel).
+    pub const PINNED: u8 = 16;
 }
 
 pub const NONE: u32 = u32::MAX;
@@ -141,12 +144,14 @@ impl LruSlots {
         }
     }
 
-    /// The reader read slot `s`: marks it used and most recent. Returns true
+    /// The reader read slot `s`: marks it used and most recent (and no longer
+    /// pinned). Returns true
     /// when this was the first use of a prefetched slot.
     #[inline]
     pub fn access(&mut self, s: u32) -> bool {
         let f = self.flags(s);
         self.touch(s);
+        self.clear(s, flag::PINNED);
         if f & flag::USED == 0 {
             self.set(s, flag::USED);
             return f & flag::PREFETCHED != 0;
@@ -167,12 +172,12 @@ impl LruSlots {
         }
     }
 
-    /// The least recently used slot that is uptodate (in-flight slots are
-    /// never evicted), if any.
+    /// The least recently used slot that is uptodate and not pinned
+    /// (in-flight and pinned slots are never evicted), if any.
     pub fn victim(&self) -> Option<u32> {
         let mut s = self.tail;
         while s != NONE {
-            if self.has(s, flag::UPTODATE) {
+            if self.flags(s) & (flag::UPTODATE | flag::PINNED) == flag::UPTODATE {
                 return Some(s);
             }
             s = self.slots[s as usize].prev;

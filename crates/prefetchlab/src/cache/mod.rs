@@ -73,6 +73,12 @@ impl PageCache {
         self.lru.clear(slot, flag::MARKER);
     }
 
+    /// A reader waits for this page: keep it until the reader has read it.
+    #[inline]
+    pub fn pin(&mut self, slot: u32) {
+        self.lru.set(slot, flag::PINNED);
+    }
+
     /// The I/O filling a slot that is not uptodate.
     #[inline]
     pub fn io(&self, slot: u32) -> u32 {
