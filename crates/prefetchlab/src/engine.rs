@@ -17,6 +17,12 @@
 //!   reader waits for its data pages, not for the indirect block itself.
 //! * The application's request completes when its last page is uptodate;
 //!   its response time runs from issue to that moment.
+//! * A page a reader waits for is pinned until the reader has read it (the
+//!   reference a waiting reader holds in the kernel), so readers woken
+//!   together cannot evict each other's pages.
+//! * Every run drains: when the event queue is empty every stream must have
+//!   finished, else the run fails with an internal error instead of reporting
+//!   a short run.
 
 use crate::array::{ArrayCache, ArrayLayout};
 use crate::block::sched::{self, Pick};

@@ -183,12 +183,12 @@ pub fn rms_bucketed(sim: &[f64], real: &[f64]) -> f64 {
     let starts = bucket_starts();
     let a = curve(sim, &starts);
     let b = curve(real, &starts);
-    let mut s = 0.0;
-    for i in 1..=10_000 {
-        let q = i as f64 / 10_000.0;
-        let d = x_at(&a, q) - x_at(&b, q);
-        s += d * d;
-    }
+    rms_over_quantiles(|q| x_at(&a, q) - x_at(&b, q))
+}
+
+/// sqrt(mean of d(q)²) for q = 0.0001, 0.0002, …, 1.0 (the README's method).
+fn rms_over_quantiles(d: impl Fn(f64) -> f64) -> f64 {
+    let s: f64 = (1..=10_000).map(|i| d(i as f64 / 10_000.0).powi(2)).sum();
     (s / 10_000.0).sqrt()
 }
 
@@ -216,13 +216,7 @@ pub fn rms_exact(sim: &[f64], real: &[f64]) -> f64 {
     let mut b = real.to_vec();
     a.sort_by(f64::total_cmp);
     b.sort_by(f64::total_cmp);
-    let mut s = 0.0;
-    for i in 1..=10_000 {
-        let q = i as f64 / 10_000.0;
-        let d = quantile(&a, q) - quantile(&b, q);
-        s += d * d;
-    }
-    (s / 10_000.0).sqrt()
+    rms_over_quantiles(|q| quantile(&a, q) - quantile(&b, q))
 }
 
 #[cfg(test)]

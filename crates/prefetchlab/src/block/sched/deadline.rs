@@ -152,15 +152,7 @@ mod tests {
     use super::*;
 
     fn req(id: u32, lba_sector: u64, write: bool, arrival_ns: TimeNs) -> Queued {
-        Queued {
-            id,
-            lba_sector,
-            end_sector: lba_sector + 8,
-            pos: lba_sector / 100,
-            stream: 0,
-            write,
-            arrival_ns,
-        }
+        Queued { write, arrival_ns, ..super::super::queued(id, lba_sector) }
     }
 
     /// Serves the queue to exhaustion at time `now_ns`, returning the ids in

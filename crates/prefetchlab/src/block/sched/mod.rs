@@ -78,3 +78,17 @@ pub fn build(kind: SchedulerKind, streams: usize) -> Box<dyn Scheduler> {
         SchedulerKind::Anticipatory => Box::new(anticipatory::Anticipatory::new(streams)),
     }
 }
+
+/// An 8-sector read request of stream 0 arriving at `id` ns, for the schedulers' tests.
+#[cfg(test)]
+pub(crate) fn queued(id: u32, lba_sector: u64) -> Queued {
+    Queued {
+        id,
+        lba_sector,
+        end_sector: lba_sector + 8,
+        pos: lba_sector / 100,
+        stream: 0,
+        write: false,
+        arrival_ns: id as u64,
+    }
+}

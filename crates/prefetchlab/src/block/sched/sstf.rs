@@ -27,15 +27,7 @@ mod tests {
     use super::*;
 
     fn req(id: u32, lba_sector: u64, pos: u64) -> Queued {
-        Queued {
-            id,
-            lba_sector,
-            end_sector: lba_sector + 8,
-            pos,
-            stream: 0,
-            write: false,
-            arrival_ns: id as u64,
-        }
+        Queued { pos, ..super::super::queued(id, lba_sector) }
     }
 
     fn head(lba_sector: u64, pos: u64) -> Head {
