@@ -23,7 +23,7 @@
 
 use crate::device::hdd::geometry::{Layout, LayoutBuilder, Run};
 use crate::device::hdd::seek::SeekCurve;
-use crate::device::hdd::{CacheParams, DriveParams, Overheads};
+use crate::device::hdd::{AccessTime, CacheParams, DriveParams, Overheads, QueueParams};
 use crate::error::{Error, Result};
 use std::collections::BTreeMap;
 
@@ -195,6 +195,7 @@ fn from_sheet(s: &Sheet) -> Result<DriveParams> {
         name: s.name.to_string(),
         layout,
         seek: SeekCurve::lee(s.seek.0, s.seek.1, s.seek.2, cyls),
+        access: AccessTime::TrackSwitchPlusRotation,
         head_switch_ms: s.head_switch_ms,
         write_settle_ms: s.write_settle_ms,
         rpm: s.rpm,
@@ -228,7 +229,10 @@ fn from_sheet(s: &Sheet) -> Result<DriveParams> {
             read_water: 0.0,
             write_water: 0.0,
             water_by_request: true,
+            ..CacheParams::default()
         },
+        queue: QueueParams::default(),
+        warnings: Vec::new(),
     })
 }
 
@@ -309,6 +313,7 @@ fn cheetah_15k5() -> Result<DriveParams> {
             dists: C15K5_SEEK.iter().map(|p| p.0).collect(),
             ms: C15K5_SEEK.iter().map(|p| p.1).collect(),
         },
+        access: AccessTime::TrackSwitchPlusRotation,
         head_switch_ms: 0.2,
         write_settle_ms: 0.0,
         rpm: 15_020.0,
@@ -342,7 +347,10 @@ fn cheetah_15k5() -> Result<DriveParams> {
             read_water: 0.0,
             write_water: 0.0,
             water_by_request: true,
+            ..CacheParams::default()
         },
+        queue: QueueParams::default(),
+        warnings: Vec::new(),
     })
 }
 

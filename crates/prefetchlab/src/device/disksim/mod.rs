@@ -30,7 +30,7 @@ pub mod parse;
 
 use crate::device::hdd::geometry::{Layout, LayoutBuilder, Run};
 use crate::device::hdd::seek::SeekCurve;
-use crate::device::hdd::{CacheParams, DriveParams, Overheads};
+use crate::device::hdd::{AccessTime, CacheParams, DriveParams, Overheads, QueueParams};
 use crate::error::{Error, Result};
 use parse::{Block, Value};
 use std::path::Path;
@@ -169,14 +169,20 @@ pub fn load_drive(path: &Path, overrides: &[(String, f64)]) -> Result<DriveParam
     };
     let mech = block(model, "Mechanical Model")?;
     let seek = seek_curve(mech, &g, cylinders)?;
-    let access = word(mech, "Access time type").unwrap_or("trackSwitchPlusRotation");
-    if access != "trackSwitchPlusRotation" {
-        return Err(Error::input(
-            mech.path_str(),
-            mech.get("Access time type").map(|p| p.line).unwrap_or(mech.line),
-            format!("`Access time type = {access}` is not supported: expected trackSwitchPlusRotation"),
-        ));
-    }
+    let access = match word(mech, "Access time type").unwrap_or("trackSwitchPlusRotation") {
+        "trackSwitchPlusRotation" => AccessTime::TrackSwitchPlusRotation,
+        "averageRotation" => AccessTime::AverageRotation,
+        "constant" => AccessTime::Constant { ms: g.num_or(mech, "Constant access time", 0.0)? },
+        other => {
+            return Err(Error::input(
+                mech.path_str(),
+                mech.get("Access time type").map(|p| p.line).unwrap_or(mech.line),
+                format!(
+                    "unknown `Access time type = {other}`: expected trackSwitchPlusRotation, averageRotation or constant"
+                ),
+            ))
+        }
+    };
     let bulk = g.num_or(disk, "Bulk sector transfer time", 0.0)?;
     let d = |k: &str| g.num_or(disk, k, 0.0);
     let overheads = Overheads {
@@ -192,6 +198,10 @@ pub fn load_drive(path: &Path, overrides: &[(String, f64)]) -> Result<DriveParam
         write_completion: d("Write completion overhead")?,
         data_prep: d("Data preparation overhead")?,
         first_reselect: d("First reselect overhead")?,
+        other_reselect: d("Other reselect overhead")?,
+        read_disconnect_after_read: d("Read disconnect afterread")?,
+        read_disconnect_after_write: d("Read disconnect afterwrite")?,
+        write_disconnect: d("Write disconnect overhead")?,
         per_request: d("Per-request overhead time")?,
         min_seek_delay: d("Minimum seek delay")?,
         time_scale: g.num_or(disk, "Time scale for overheads", 1.0)?,
@@ -199,28 +209,61 @@ pub fn load_drive(path: &Path, overrides: &[(String, f64)]) -> Result<DriveParam
         extradisc_command: d("Extradisc command overhead")?,
         extradisc_disconnect1: d("Extradisc disconnect overhead")?,
         extradisc_inter_disconnect: d("Extradisc inter-disconnect delay")?,
+        extradisc_disconnect2: d("Extradisc 2nd disconnect overhead")?,
         extradisc_seek_delta: d("Extradisc seek delta")?,
     };
+    let flag = |k: &str| -> Result<bool> { Ok(d(k)? != 0.0) };
     let cache = CacheParams {
-        enabled: d("Enable caching in buffer")? != 0.0,
+        enabled: flag("Enable caching in buffer")?,
         segments: g.num_or(disk, "Number of buffer segments", 1.0)?.max(1.0) as u32,
         segment_blocks: g.num_or(disk, "Segment size (in blks)", 1.0)?.max(1.0) as u32,
+        max_write_segments: g.num_or(disk, "Maximum number of write segments", 1.0)?.max(1.0) as u32,
+        separate_write_segment: flag("Use separate write segment")?,
         contread: d("Buffer continuous read")?.clamp(0.0, 4.0) as u32,
         min_readahead: d("Minimum read-ahead (blks)")?.max(0.0) as u32,
         max_readahead: d("Maximum read-ahead (blks)")?.max(0.0) as u32,
-        readahead_over_requested: d("Read-ahead over requested")? != 0.0,
+        readahead_over_requested: flag("Read-ahead over requested")?,
+        readahead_on_idle_hit: flag("Read-ahead on idle hit")?,
+        read_any_free_blocks: flag("Read any free blocks")?,
         fast_write_level: d("Fast write level")?.clamp(0.0, 2.0) as u32,
-        immed_read: d("Immediate buffer read")? != 0.0,
-        immed_write: d("Immediate buffer write")? != 0.0,
-        read_hits_on_write_data: d("Allow read hits on write data")? != 0.0,
+        combine_seq_writes: flag("Combine seq writes")?,
+        immed_read: flag("Immediate buffer read")?,
+        immed_write: flag("Immediate buffer write")?,
+        read_hits_on_write_data: flag("Allow read hits on write data")?,
+        almost_read_hits: flag("Allow almost read hits")?,
+        sneaky_full_read_hits: flag("Allow sneaky full read hits")?,
+        sneaky_partial_read_hits: flag("Allow sneaky partial read hits")?,
+        sneaky_intermediate_read_hits: flag("Allow sneaky intermediate read hits")?,
+        write_prebuffering: flag("Allow write prebuffering")?,
+        stop_prefetch_in_sector: flag("Stop prefetch in sector")?,
+        disconnect_write_if_seek: flag("Disconnect write if seek")?,
+        write_hit_stop_prefetch: flag("Write hit stop prefetch")?,
+        read_directly_to_buffer: flag("Read directly to buffer")?,
+        immed_transfer_partial_hit: flag("Immed transfer partial hit")?,
         read_water: d("High (read) water mark")?.clamp(0.0, 1.0),
         write_water: d("Low (write) water mark")?.clamp(0.0, 1.0),
-        water_by_request: d("Set watermark by reqsize")? != 0.0,
+        water_by_request: flag("Set watermark by reqsize")?,
+        calc_sector_by_sector: g.num_or(disk, "Calc sector by sector", 1.0)? != 0.0,
+    };
+    let queue = match disk.get("Scheduler") {
+        Some(_) => {
+            let q = block(disk, "Scheduler")?;
+            QueueParams {
+                max_queue_length: g.num_or(disk, "Max queue length", 1.0)?.max(1.0) as u32,
+                policy: g.num_or(q, "Scheduling policy", 1.0)? as u32,
+                cylinder_mapping: g.num_or(q, "Cylinder mapping strategy", 0.0)? as u32,
+            }
+        }
+        None => QueueParams {
+            max_queue_length: g.num_or(disk, "Max queue length", 1.0)?.max(1.0) as u32,
+            ..QueueParams::default()
+        },
     };
     Ok(DriveParams {
         name: disk.name.clone().unwrap_or_else(|| "disksim".into()),
         layout,
         seek,
+        access,
         head_switch_ms: g.num(mech, "Head switch time")?,
         write_settle_ms: g.num_or(mech, "Add. write settling delay", 0.0)?,
         rpm: {
@@ -235,6 +278,8 @@ pub fn load_drive(path: &Path, overrides: &[(String, f64)]) -> Result<DriveParam
         xfer_write_ms: bulk.max(bus_write),
         overheads,
         cache,
+        queue,
+        warnings: Vec::new(),
     })
 }
 

@@ -50,101 +50,16 @@
 
 pub mod cache;
 pub mod geometry;
+pub mod params;
 pub mod seek;
 
 use super::{DiskRequest, Service};
 use crate::error::{Error, Result};
 use crate::sim::{Rng, TimeNs};
 use cache::SegCache;
-use geometry::Layout;
-use seek::SeekCurve;
+pub use params::{AccessTime, CacheParams, DriveParams, Overheads, QueueParams};
 use std::collections::BTreeMap;
 use std::path::Path;
-
-/// DiskSim's controller overheads, in ms.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Overheads {
-    pub read_hit_after_read: f64,
-    pub read_hit_after_write: f64,
-    pub read_miss_after_read: f64,
-    pub read_miss_after_write: f64,
-    pub write_hit_after_read: f64,
-    pub write_hit_after_write: f64,
-    pub write_miss_after_read: f64,
-    pub write_miss_after_write: f64,
-    pub read_completion: f64,
-    pub write_completion: f64,
-    pub data_prep: f64,
-    pub first_reselect: f64,
-    pub per_request: f64,
-    pub min_seek_delay: f64,
-    pub time_scale: f64,
-    /// DiskSim's `Extra write disconnect` (a write not sequential to the
-    /// previous write disconnects right after the command and reconnects
-    /// later for its data) and its delays.
-    pub extra_write_disconnect: bool,
-    pub extradisc_command: f64,
-    pub extradisc_disconnect1: f64,
-    pub extradisc_inter_disconnect: f64,
-    pub extradisc_seek_delta: f64,
-}
-
-/// The on-drive cache parameters (DiskSim names in the comments).
-#[derive(Debug, Clone, PartialEq)]
-pub struct CacheParams {
-    /// `Enable caching in buffer`
-    pub enabled: bool,
-    /// `Number of buffer segments`
-    pub segments: u32,
-    /// `Segment size (in blks)`
-    pub segment_blocks: u32,
-    /// `Buffer continuous read` 0–4
-    pub contread: u32,
-    /// `Minimum read-ahead (blks)`
-    pub min_readahead: u32,
-    /// `Maximum read-ahead (blks)`
-    pub max_readahead: u32,
-    /// `Read-ahead over requested`
-    pub readahead_over_requested: bool,
-    /// `Fast write level` 0–2
-    pub fast_write_level: u32,
-    /// `Immediate buffer read` (zero-latency reads)
-    pub immed_read: bool,
-    /// `Immediate buffer write`
-    pub immed_write: bool,
-    /// `Allow read hits on write data`
-    pub read_hits_on_write_data: bool,
-    /// `High (read) water mark`: fraction of the request (or segment) that
-    /// must be in the buffer before the drive reconnects to send it.
-    pub read_water: f64,
-    /// `Low (write) water mark`: fraction of a write's data that must be
-    /// in the buffer before the media write starts.
-    pub write_water: f64,
-    /// `Set watermark by reqsize`
-    pub water_by_request: bool,
-}
-
-/// Everything that describes one drive model (from a preset or DiskSim files).
-#[derive(Debug, Clone)]
-pub struct DriveParams {
-    pub name: String,
-    pub layout: Layout,
-    pub seek: SeekCurve,
-    /// `Head switch time` (ms)
-    pub head_switch_ms: f64,
-    /// `Add. write settling delay` (ms)
-    pub write_settle_ms: f64,
-    /// `Rotation speed (in rpms)`
-    pub rpm: f64,
-    /// `Percent error in rpms`
-    pub rpm_error_pct: f64,
-    /// Host transfer per sector for reads / writes (ms): max of the disk's
-    /// `Bulk sector transfer time` and the bus's block transfer time.
-    pub xfer_read_ms: f64,
-    pub xfer_write_ms: f64,
-    pub overheads: Overheads,
-    pub cache: CacheParams,
-}
 
 const MS: f64 = 1_000_000.0;
 
