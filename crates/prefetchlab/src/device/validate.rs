@@ -12,7 +12,7 @@
 //! difference over q = 0.0001 … 1 (DiskSim's `rms` tool); `rms_exact_ms`
 //! does the same on exact quantiles of the raw values.
 
-use super::hdd::Hdd;
+use super::hdd::{Hdd, Start};
 use super::{Device, DiskRequest};
 use crate::error::{Error, Result};
 use crate::sim::Rng;
@@ -93,7 +93,7 @@ pub fn validate(spec: &Path, trace: &Path, overrides: &[(String, f64)]) -> Resul
             format!("request {}+{} beyond the drive's {cap} sectors", l.lba, l.sectors),
         ));
     }
-    let mut hdd = Hdd::new(params, true, Rng::derive(42, "validate"));
+    let mut hdd = Hdd::with_start(params, true, Start::Index, Rng::derive(42, "validate"));
     let (sim, real) = replay(&mut hdd, &lines);
     Ok(compare(&sim, &real))
 }

@@ -211,6 +211,10 @@ pub fn load_drive(path: &Path, overrides: &[(String, f64)]) -> Result<DriveParam
         extradisc_inter_disconnect: d("Extradisc inter-disconnect delay")?,
         extradisc_disconnect2: d("Extradisc 2nd disconnect overhead")?,
         extradisc_seek_delta: d("Extradisc seek delta")?,
+        hold_bus_read: d("Hold bus entire read xfer")? != 0.0,
+        hold_bus_write: d("Hold bus entire write xfer")? != 0.0,
+        never_disconnect: d("Never disconnect")? != 0.0,
+        preseeking: d("Preseeking level")?.max(0.0) as u32,
     };
     let flag = |k: &str| -> Result<bool> { Ok(d(k)? != 0.0) };
     let cache = CacheParams {

@@ -1,26 +1,81 @@
-//! The on-drive segment cache (models.md §1.7, DiskSim's model): N
-//! segments, each one logically sequential run `[start, end)` of at most
-//! `size` blocks; replacement is least-recently-used. The segments live in
-//! a fixed array allocated once, so nothing on the request path allocates.
+//! The on-drive segment cache (models.md §1.7; DiskSim's `disksim_diskcache`):
+//! `segments` segments, each one logically sequential run `[start, end)`
+//! of at most `size` blocks, in a fixed array allocated once (nothing on
+//! the request path allocates).
+//!
+//! A read chooses its segment as DiskSim's `disk_buffer_select_read_segment`
+//! does, by value, the highest winning and the least recently used first
+//! among equals (DiskSim keeps its list in LRU order, moving a segment to
+//! the end whenever a request takes it):
+//!
+//! | value | segment | hit |
+//! |---|---|---|
+//! | 11 / 10 | dirty / being written, holding the first block (with `Allow read hits on write data`) | whole or partial |
+//! | 9 | being read (read-ahead), holding the first block | whole or partial |
+//! | 8 | clean, holding the first block (filled by a read, or read hits on write data allowed) | whole or partial |
+//! | 5 | being read, its next block is the first block (`Allow almost read hits`) | partial |
+//! | 3 | empty | none |
+//! | 2 | clean, not holding the first block | none |
+//! | 1 | a pure read-ahead, not holding it | none |
+//!
+//! A partial hit counts 4 less than the whole hit of the same segment.
+
+/// DiskSim's segment states.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SegState {
+    #[default]
+    Empty,
+    Clean,
+    /// The read-ahead (or a read) is filling it.
+    Reading,
+    /// Holds data not yet on the media.
+    Dirty,
+    /// Its data is being written to the media.
+    Writing,
+}
 
 /// One cache segment.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Segment {
     pub start: u64,
     pub end: u64,
-    /// Last use (a request counter), for LRU.
-    pub stamp: u64,
+    pub state: SegState,
+    /// Its last access was a read (DiskSim `seg->access->flags & READ`).
+    pub by_read: bool,
+    /// LRU order: the smallest is the least recently used.
+    pub order: u64,
+    /// DiskSim's `maxreadaheadblkno` / `minreadaheadblkno` of the
+    /// segment (0: none yet): the read-ahead into it stops there.
+    pub ra_limit: u64,
+    pub ra_min: u64,
 }
 
 impl Segment {
     #[inline]
     pub fn is_empty(&self) -> bool {
-        self.end <= self.start
+        self.state == SegState::Empty || self.end <= self.start
     }
     #[inline]
-    pub fn contains(&self, lba: u64, n: u64) -> bool {
-        !self.is_empty() && self.start <= lba && lba + n <= self.end
+    pub fn holds(&self, lba: u64) -> bool {
+        self.state != SegState::Empty && self.start <= lba && lba < self.end
     }
+}
+
+/// How much of a request a segment holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HitKind {
+    None,
+    Whole,
+    Partial,
+}
+
+/// What a read's segment choice depends on besides the segments.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ReadChoice {
+    pub almost_read_hits: bool,
+    pub read_hits_on_write_data: bool,
+    /// The segment a pure read-ahead (no request waiting on it) is filling.
+    pub prefetching: Option<usize>,
 }
 
 /// The segment array.
@@ -33,51 +88,9 @@ pub struct SegCache {
 
 impl SegCache {
     pub fn new(segments: usize, size_blocks: u64) -> Self {
-        SegCache {
-            segs: vec![Segment::default(); segments.max(1)],
-            size_blocks: size_blocks.max(1),
-            clock: 0,
-        }
-    }
-
-    /// The segment holding all of `[lba, lba+n)`, if any.
-    #[inline]
-    pub fn find_whole(&self, lba: u64, n: u64) -> Option<usize> {
-        self.segs.iter().position(|s| s.contains(lba, n))
-    }
-
-    /// The segment holding `lba` (partial hit), if any.
-    #[inline]
-    pub fn find_start(&self, lba: u64) -> Option<usize> {
-        self.segs.iter().position(|s| !s.is_empty() && s.start <= lba && lba < s.end)
-    }
-
-    #[inline]
-    pub fn touch(&mut self, i: usize) {
-        self.clock += 1;
-        self.segs[i].stamp = self.clock;
-    }
-
-    /// A segment for new data starting at `lba`: one that ends exactly at
-    /// `lba` (a sequential stream continues in its segment), else the least
-    /// recently used one. `except` is never chosen (the active read-ahead).
-    pub fn choose(&mut self, lba: u64, except: Option<usize>) -> usize {
-        if let Some(i) = self.segs.iter().position(|s| !s.is_empty() && s.end == lba) {
-            return i;
-        }
-        let mut best = 0usize;
-        let mut best_stamp = u64::MAX;
-        for (i, s) in self.segs.iter().enumerate() {
-            if Some(i) == except && self.segs.len() > 1 {
-                continue;
-            }
-            let st = if s.is_empty() { 0 } else { s.stamp };
-            if st < best_stamp {
-                best_stamp = st;
-                best = i;
-            }
-        }
-        best
+        let n = segments.max(1);
+        let segs = (0..n).map(|i| Segment { order: i as u64, ..Segment::default() }).collect();
+        SegCache { segs, size_blocks: size_blocks.max(1), clock: n as u64 }
     }
 
     #[inline]
@@ -85,49 +98,154 @@ impl SegCache {
         self.segs[i]
     }
 
-    /// Sets segment `i` to `[start, end)`, keeping at most `size_blocks`
-    /// (the oldest blocks are dropped).
     #[inline]
-    pub fn set(&mut self, i: usize, start: u64, end: u64) {
-        let start = start.max(end.saturating_sub(self.size_blocks));
-        self.segs[i].start = start;
-        self.segs[i].end = end;
-        self.touch(i);
+    pub fn len(&self) -> usize {
+        self.segs.len()
     }
 
-    /// Extends segment `i` to `end` (read-ahead), dropping the oldest blocks
-    /// beyond the segment size.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.segs.is_empty()
+    }
+
+    /// The segment a read of `[lba, lba + n)` takes, and what it holds
+    /// (see the module doc).
+    pub fn select_read(&self, lba: u64, n: u64, c: ReadChoice) -> (Option<usize>, HitKind) {
+        let mut best: Option<(i32, u64, usize, HitKind)> = None;
+        for (i, s) in self.segs.iter().enumerate() {
+            let (value, hit) = match s.state {
+                SegState::Empty => (3, HitKind::None),
+                _ if !(s.start <= lba && lba < s.end) => match s.state {
+                    SegState::Clean => (2, HitKind::None),
+                    SegState::Reading if s.end == lba && c.almost_read_hits => (5, HitKind::Partial),
+                    SegState::Reading if c.prefetching == Some(i) => (1, HitKind::None),
+                    _ => continue,
+                },
+                state => {
+                    let v = match state {
+                        SegState::Dirty if c.read_hits_on_write_data => 11,
+                        SegState::Writing if c.read_hits_on_write_data => 10,
+                        SegState::Reading => 9,
+                        SegState::Clean if c.read_hits_on_write_data || s.by_read => 8,
+                        _ => continue,
+                    };
+                    if s.end >= lba + n {
+                        (v, HitKind::Whole)
+                    } else {
+                        (v - 4, HitKind::Partial)
+                    }
+                }
+            };
+            let better = match best {
+                None => true,
+                Some((bv, bo, _, _)) => value > bv || (value == bv && s.order < bo),
+            };
+            if better {
+                best = Some((value, s.order, i, hit));
+            }
+        }
+        match best {
+            Some((_, _, i, h)) => (Some(i), h),
+            None => (None, HitKind::None),
+        }
+    }
+
+    /// The segment a write takes: one it appends to (being written or
+    /// dirty, ending at `lba`), else an empty one, else the least recently
+    /// used clean one (DiskSim's write selection without combining
+    /// policies beyond appending).
+    pub fn select_write(&self, lba: u64, combine: bool) -> Option<usize> {
+        let mut best: Option<(i32, u64, usize)> = None;
+        for (i, s) in self.segs.iter().enumerate() {
+            let v = match s.state {
+                SegState::Writing | SegState::Dirty if combine && s.end == lba => 7,
+                SegState::Empty => 3,
+                SegState::Clean => 2,
+                _ => continue,
+            };
+            let better = match best {
+                None => true,
+                Some((bv, bo, _)) => v > bv || (v == bv && s.order < bo),
+            };
+            if better {
+                best = Some((v, s.order, i));
+            }
+        }
+        best.map(|b| b.2)
+    }
+
+    /// Marks segment `i` most recently used.
+    #[inline]
+    pub fn touch(&mut self, i: usize) {
+        self.clock += 1;
+        self.segs[i].order = self.clock;
+    }
+
+    /// Takes segment `i` for new data starting at `lba` (a miss).
+    #[inline]
+    pub fn reset(&mut self, i: usize, lba: u64, state: SegState, by_read: bool) {
+        let s = &mut self.segs[i];
+        s.start = lba;
+        s.end = lba;
+        s.state = state;
+        s.by_read = by_read;
+        s.ra_limit = 0;
+        s.ra_min = 0;
+    }
+
+    /// Raises segment `i`'s read-ahead limits (DiskSim keeps the larger).
+    #[inline]
+    pub fn raise_limits(&mut self, i: usize, limit: u64, min: u64) -> (u64, u64) {
+        let s = &mut self.segs[i];
+        s.ra_limit = s.ra_limit.max(limit);
+        s.ra_min = s.ra_min.max(min);
+        (s.ra_limit, s.ra_min)
+    }
+
+    #[inline]
+    pub fn set_state(&mut self, i: usize, state: SegState) {
+        self.segs[i].state = state;
+    }
+
+    /// Extends segment `i` to `end`, dropping its oldest blocks beyond the
+    /// segment size (DiskSim `disk_buffer_segment_wrap`).
     #[inline]
     pub fn extend(&mut self, i: usize, end: u64) {
         let s = &mut self.segs[i];
         if end > s.end {
             s.end = end;
-            s.start = s.start.max(end.saturating_sub(self.size_blocks));
+        }
+        s.start = s.start.max(s.end.saturating_sub(self.size_blocks));
+    }
+
+    /// Moves segment `i`'s start back to `start` (blocks read before the
+    /// request, DiskSim's `Read any free blocks`), within the segment size.
+    #[inline]
+    pub fn extend_front(&mut self, i: usize, start: u64) {
+        let s = &mut self.segs[i];
+        if start < s.start {
+            s.start = start.max(s.end.saturating_sub(self.size_blocks));
         }
     }
 
-    /// Drops every cached block of `[lba, lba+n)` from the segments other
-    /// than `keep` (stale after a write).
+    /// Drops the blocks of `[lba, lba + n)` from the clean segments other
+    /// than `keep` (stale after a write): a clean segment that overlaps the
+    /// write empties, as DiskSim's `disk_buffer_set_segment` does for a write.
     pub fn invalidate(&mut self, lba: u64, n: u64, keep: Option<usize>) {
         let e = lba + n;
         for (i, s) in self.segs.iter_mut().enumerate() {
-            if Some(i) == keep || s.is_empty() || s.end <= lba || e <= s.start {
+            if Some(i) == keep || s.state != SegState::Clean || s.end <= lba || e <= s.start {
                 continue;
             }
-            // keep the longer side that does not overlap
-            let left = lba.saturating_sub(s.start);
-            let right = s.end.saturating_sub(e);
-            if left >= right {
-                s.end = lba.max(s.start);
-            } else {
-                s.start = e;
-            }
+            s.state = SegState::Empty;
         }
     }
 
     pub fn clear(&mut self) {
         for s in &mut self.segs {
-            *s = Segment::default();
+            s.state = SegState::Empty;
+            s.start = 0;
+            s.end = 0;
         }
     }
 }
@@ -137,28 +255,40 @@ mod tests {
     use super::*;
 
     #[test]
-    fn lru_and_sequential_choice() {
-        let mut c = SegCache::new(2, 100);
-        let a = c.choose(0, None);
-        c.set(a, 0, 10);
-        let b = c.choose(500, None);
-        assert_ne!(a, b);
-        c.set(b, 500, 510);
-        assert_eq!(c.choose(10, None), a); // continues the stream
-        c.touch(a);
-        assert_eq!(c.choose(900, None), b); // LRU
-        assert_eq!(c.find_whole(2, 5), Some(a));
-        assert_eq!(c.find_whole(8, 5), None);
-        assert_eq!(c.find_start(8), Some(a));
+    fn choice_follows_disksim_values() {
+        let mut c = SegCache::new(3, 100);
+        let rc = ReadChoice::default();
+        // all empty: the first (least recently used) empty one, no hit
+        assert_eq!(c.select_read(10, 4, rc), (Some(0), HitKind::None));
+        c.reset(0, 10, SegState::Clean, true);
+        c.extend(0, 20);
+        c.touch(0);
+        assert_eq!(c.select_read(12, 4, rc), (Some(0), HitKind::Whole));
+        assert_eq!(c.select_read(18, 4, rc), (Some(0), HitKind::Partial));
+        // an empty segment beats a clean one that misses
+        assert_eq!(c.select_read(50, 4, rc), (Some(1), HitKind::None));
+        c.reset(1, 50, SegState::Clean, true);
+        c.extend(1, 60);
+        c.touch(1);
+        c.reset(2, 70, SegState::Clean, true);
+        c.extend(2, 80);
+        c.touch(2);
+        // no empty one left: the least recently used clean one
+        assert_eq!(c.select_read(500, 4, rc), (Some(0), HitKind::None));
+        // a segment being read whose next block is the first: almost hit
+        c.set_state(2, SegState::Reading);
+        let almost = ReadChoice { almost_read_hits: true, ..rc };
+        assert_eq!(c.select_read(80, 4, almost), (Some(2), HitKind::Partial));
+        assert_eq!(c.select_read(80, 4, rc).1, HitKind::None);
     }
 
     #[test]
-    fn size_limit_and_invalidate() {
+    fn extend_keeps_the_newest_blocks() {
         let mut c = SegCache::new(1, 8);
-        c.set(0, 0, 4);
+        c.reset(0, 0, SegState::Reading, true);
         c.extend(0, 20);
-        assert_eq!(c.get(0), Segment { start: 12, end: 20, stamp: c.get(0).stamp });
-        c.invalidate(10, 4, None);
-        assert_eq!((c.get(0).start, c.get(0).end), (14, 20));
+        assert_eq!((c.get(0).start, c.get(0).end), (12, 20));
+        c.extend_front(0, 0);
+        assert_eq!(c.get(0).start, 12);
     }
 }

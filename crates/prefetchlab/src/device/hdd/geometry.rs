@@ -246,6 +246,17 @@ impl Layout {
         Some(Loc { cyl, head, sector, spt: r.spt, left_on_track: r.lpt - in_track, angle: a - a.floor() })
     }
 
+    /// Physical blocks of `lba`'s track before it (0 for the first block
+    /// of a track; slipped blocks on the track count).
+    #[inline]
+    pub fn track_offset(&self, lba: u64) -> u64 {
+        let p = self.physical(lba);
+        match self.run_of(p) {
+            Some(r) => (p - r.p_start) % r.lpt as u64,
+            None => 0,
+        }
+    }
+
     /// Number of LBAs from `lba` that lie on the same track, contiguous
     /// there (a slipped sector ends the stretch). At least 1.
     #[inline]

@@ -1,112 +1,131 @@
-//! The mechanical drive model (models.md §1), after DiskSim's disk module.
+//! The mechanical drive model (models.md §1), after DiskSim 4.0's disk
+//! controller (`disksim_diskctlr.c`, `disksim_diskcache.c`): a drive is data
+//! — a DiskSim description ([`params`]) — and this module is the controller
+//! that runs it. Its parts, each in its own file:
 //!
-//! A request that misses the on-drive cache costs (§1.1):
-//! command overhead (DiskSim's read/write hit/miss overheads, chosen by
-//! whether the previous request was a read or a write) → seek (the curve of
-//! [`seek`], or the head-switch time if larger, plus the write settle for
-//! writes) → rotational wait (the platter angle is a pure function of the
-//! clock: `frac(phase + t/period)`) → media transfer track by track (each
-//! further track costs a head switch or a one-cylinder seek and the wait for
-//! its skewed first sector) → host transfer (`Bulk sector transfer time`, or
-//! the bus's per-block time if larger, pipelined behind the media) →
-//! completion overhead.
+//! * [`geometry`] — LBA → cylinder, head, sector and the sector's angle;
+//! * [`seek`] — the seek curves;
+//! * [`media`] — the arm and the platter: seeks, rotational waits and
+//!   transfers, with the angular position carried exactly;
+//! * [`cache`] — the segment cache and DiskSim's choice of segment;
+//! * [`readahead`] — the read-ahead after a read, its limits and how a
+//!   request stops it or takes it over;
+//! * [`bus`] — when each block of a read crosses the host interface;
+//! * [`queue`] — the drive's own command queue (`Max queue length`) and its
+//!   positional scheduling.
 //!
-//! The cache ([`cache`]) serves whole hits at `read hit overhead + n × bulk`
-//! without touching the arm. After a read miss the drive keeps reading ahead
-//! (DiskSim's `Buffer continuous read` 0–4, `Maximum read-ahead`) while it
-//! is idle; that progress is computed lazily when the next request arrives,
-//! from the clock, so nothing runs between requests. A request that finds
-//! the read-ahead still streaming through its blocks is served by the
-//! stream (no repositioning). Writes with `Fast write level` ≥ 1 complete
-//! once their data is in the buffer; the media write then keeps the arm busy
-//! in the background, and a later request waits for it. With level 0 (or
-//! the cache off) a write completes when the media write is done.
+//! A read (DiskSim `disk_read_arrive`): the read-ahead is brought up to the
+//! arrival time, and a segment is chosen by DiskSim's values ([`cache`]).
+//! * A hit (whole, or partial with `Immed transfer partial hit`) connects
+//!   after the read-hit overhead; a miss disconnects after the read-miss
+//!   overhead (and the read disconnect overhead) and reconnects when the
+//!   read water mark is in the buffer ([`bus`]).
+//! * A request that starts inside the segment the read-ahead is filling
+//!   (or at its next block, with almost-read hits) takes the read-ahead
+//!   over: the media goes on without a pause. Any other request stops it
+//!   ([`readahead`]); the arm starts for the request after the read-miss
+//!   overhead plus the time the read-ahead needed to stop (DiskSim adds the
+//!   two), from where it stopped.
+//! * After the request's last block the read-ahead continues while the
+//!   drive has nothing else queued.
 //!
-//! Choices where DiskSim's event-level controller is not reproduced exactly
-//! (documented here, see also `validate.rs` for the measured effect):
-//! * a partial hit outside an active read-ahead stream is a miss of its
-//!   first uncached block onwards;
-//! * `Fast write level` 1 and 2 are both treated as write-back;
-//! * `Read any free blocks` is not modelled; the zero-latency mode
-//!   (`Immediate buffer read/write`) starts with whichever requested sector
-//!   passes first on a track;
-//! * a write's data arrives at the bus rate while the arm moves; a block
-//!   whose data is not yet there when its sector passes is written one
-//!   revolution later;
-//! * `Extra write disconnect` applies to a write that follows a write and is
-//!   not sequential to it (this is exactly the "W Trip" set of the HP C2247A
-//!   trace): the drive disconnects after the command and fetches the data
-//!   after the extra-disconnect delays;
-//! * with `Extra write disconnect` the controller also holds a write's
-//!   first media block until min(n, 10) blocks (n < 45) or 15 blocks of
-//!   its data are in the buffer, as DiskSim's `disk_buffer_block_available`
-//!   does for a segment being written. On the HP C2247A (bus 0.187 ms per
-//!   block) this is what costs a revolution on the writes whose first
-//!   sector comes round early — mostly sequential writes, whose head is
-//!   already on the track (rms 0.155 → 0.096 ms; DiskSim 0.090).
+//! A write (DiskSim `disk_write_arrive`): the data crosses the bus after the
+//! write overhead (the hit overhead with write-back caching, `Fast write
+//! level` ≥ 1; the miss overhead without) while the arm moves; a block
+//! whose data is not in the buffer when its sector passes is written a
+//! revolution later. With write-back the write completes when its data is
+//! in, and the media write keeps the arm busy in the background; without,
+//! it completes after the media write and a reconnection.
 //!
-//! `service` allocates nothing: the layout lookup is two binary searches and
-//! the cache is a fixed array.
+//! Time inside the drive is exact (`f64` ns); the host sees completions
+//! rounded up to the nanosecond. A request the host issues at the very
+//! nanosecond the last completion was reported reaches the drive at the
+//! exact time that completion happened (the host's rounding is not the
+//! drive's clock): back-to-back requests of a sequential stream then meet
+//! their first sector exactly as DiskSim's do.
+//!
+//! Choices where DiskSim's event-level controller is not reproduced, each a
+//! rule (see also `validate.rs` for the measured effect):
+//! * sneaky hits, preseeking, `Never disconnect`, holding the bus for a
+//!   whole transfer and write prebuffering are not modelled (off in every
+//!   DiskSim file shipped with DiskSim's validation suite);
+//! * `Fast write level` 1 and 2 are both write-back for every write;
+//! * the read-ahead never waits for the host to drain a full segment
+//!   (DiskSim's "buffer full" stall): a request larger than a segment is
+//!   read at the media rate;
+//! * with `Extra write disconnect` the controller holds a write's first
+//!   media block until min(n, 10) blocks (n < 45) or 15 blocks of its data
+//!   are in the buffer, as DiskSim's `disk_buffer_block_available` does
+//!   (on the HP C2247A this is what costs a revolution on the writes whose
+//!   first sector comes round early). The extra disconnect itself (a write
+//!   after a non-sequential write fetching its data after the
+//!   extra-disconnect delays) is not applied, as in DiskSim 4.0, whose code
+//!   for it is commented out: applied, it matches the real HP C2247A on 5
+//!   of the 14 "W Trip" requests where it changes anything and misses on 9
+//!   (rms 0.094 against 0.090 without).
+//!
+//! `service` allocates nothing: the layout lookup is two binary searches,
+//! the cache a fixed array and the span list a buffer kept between requests.
 
+pub mod bus;
 pub mod cache;
 pub mod geometry;
+pub mod media;
 pub mod params;
+pub mod queue;
+pub mod readahead;
 pub mod seek;
 
 use super::{DiskRequest, Service};
 use crate::error::{Error, Result};
 use crate::sim::{Rng, TimeNs};
-use cache::SegCache;
+use bus::BusCosts;
+use cache::{HitKind, ReadChoice, SegCache, SegState};
+use media::{Mech, Span};
 pub use params::{AccessTime, CacheParams, DriveParams, Overheads, QueueParams};
+use readahead::{Doing, Limits, ReadAhead};
 use std::collections::BTreeMap;
 use std::path::Path;
 
 const MS: f64 = 1_000_000.0;
 
-/// Where the idle read-ahead stands.
-#[derive(Debug, Clone, Copy, Default)]
-struct ReadAhead {
-    active: bool,
-    seg: usize,
-    /// Next block to read.
-    next: u64,
-    /// First block not to read.
-    limit: u64,
-    /// Time (ns) from which the drive is free to read `next` (it is on the
-    /// track of the previous block, which it finished reading then).
-    from_ns: f64,
+/// How a drive starts: DiskSim's validation starts every drive with the
+/// platter at angle 0 and the nominal rpm; an array's members start at a
+/// random angle with their rpm drawn within `Percent error in rpms` (as
+/// DiskSim's manual describes), so that they drift out of phase.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Start {
+    Index,
+    Random,
 }
 
 /// A mechanical hard drive.
 pub struct Hdd {
     p: DriveParams,
-    period_ns: f64,
-    phase: f64,
-    head_switch_ns: f64,
-    write_settle_ns: f64,
-    xfer_read_ns: f64,
-    xfer_write_ns: f64,
+    mech: Mech,
     cache_on: bool,
     cache: SegCache,
     ra: ReadAhead,
-    cyl: u32,
-    head: u32,
-    /// The arm is busy (background write) until then.
+    limits: Limits,
+    /// Spans of the request being served (kept to avoid allocating).
+    spans: Vec<Span>,
+    /// The arm is busy until then (a stopped read-ahead, a write).
     arm_free_ns: f64,
+    /// A write-back write's media write runs until then; DiskSim cannot
+    /// stop it, so every request arriving before waits for it.
+    write_until_ns: f64,
+    /// Where that write ends (a write appending to it does not wait).
+    write_until_end: u64,
     last_was_write: bool,
-    /// End of the last write (for DiskSim's sequential-write test).
+    /// End of the last write (for the extra write disconnect).
     last_write_end: u64,
-}
-
-/// Result of a media access.
-#[derive(Debug, Clone, Copy)]
-struct Media {
-    end_ns: f64,
-    /// When the `mark`-th block was done (the read water mark).
-    mark_ns: f64,
-    /// When the first sector was under the head (start of its transfer).
-    first_ns: f64,
-    seek_cyl: u32,
+    /// The last completion, exact and as reported to the host.
+    t_done: f64,
+    done_ns: TimeNs,
+    xfer_read_ns: f64,
+    xfer_write_ns: f64,
+    /// The drive's command queue and what it holds.
+    pub queue: queue::DriveQueue,
 }
 
 impl Hdd {
@@ -133,30 +152,60 @@ impl Hdd {
         Ok(Hdd::new(params, cache, rng))
     }
 
-    /// A drive from explicit parameters. The rng draws the initial
-    /// rotational phase and the rpm within ± `Percent error in rpms`.
-    pub fn new(p: DriveParams, cache: bool, mut rng: Rng) -> Hdd {
-        let phase = rng.next_f64();
-        let err = p.rpm_error_pct / 100.0 * (2.0 * rng.next_f64() - 1.0);
-        let rpm = p.rpm * (1.0 + err);
+    /// A drive from explicit parameters, started at a random angle with a
+    /// drawn rpm ([`Start::Random`]).
+    pub fn new(p: DriveParams, cache: bool, rng: Rng) -> Hdd {
+        Hdd::with_start(p, cache, Start::Random, rng)
+    }
+
+    /// A drive from explicit parameters. `cache = false` turns the on-drive
+    /// cache off (DiskSim's `Enable caching in buffer = 0`), and with it the
+    /// read-ahead and write-back caching, which DiskSim refuses without it.
+    pub fn with_start(p: DriveParams, cache: bool, start: Start, mut rng: Rng) -> Hdd {
+        let (phase, rpm) = match start {
+            Start::Index => (0.0, p.rpm),
+            Start::Random => {
+                let phase = rng.next_f64();
+                let err = p.rpm_error_pct / 100.0 * (2.0 * rng.next_f64() - 1.0);
+                (phase, p.rpm * (1.0 + err))
+            }
+        };
         let period_ns = 60_000.0 / rpm * MS;
         let cache_on = cache && p.cache.enabled;
-        let cachep = SegCache::new(p.cache.segments as usize, p.cache.segment_blocks as u64);
-        Hdd {
+        let c = &p.cache;
+        let contread = if cache_on { c.contread } else { 0 };
+        let limits = Limits {
+            contread,
+            max_readahead: if contread == 0 { 0 } else { c.max_readahead.max(c.min_readahead) as u64 },
+            min_readahead: if contread == 0 { 0 } else { c.min_readahead as u64 },
+            keep_request_data: !c.readahead_over_requested,
+            segment_blocks: c.segment_blocks as u64,
+        };
+        let mech = Mech::new(
             period_ns,
             phase,
-            head_switch_ns: p.head_switch_ms * MS,
-            write_settle_ns: p.write_settle_ms * MS,
-            xfer_read_ns: p.xfer_read_ms.max(0.0) * MS,
-            xfer_write_ns: p.xfer_write_ms.max(0.0) * MS,
+            p.seek.clone(),
+            p.head_switch_ms * MS,
+            p.write_settle_ms * MS,
+            p.access,
+        );
+        Hdd {
+            mech,
             cache_on,
-            cache: cachep,
+            cache: SegCache::new(c.segments as usize, c.segment_blocks as u64),
             ra: ReadAhead::default(),
-            cyl: 0,
-            head: 0,
+            limits,
+            spans: Vec::with_capacity(64),
             arm_free_ns: 0.0,
+            write_until_ns: 0.0,
+            write_until_end: u64::MAX,
             last_was_write: false,
             last_write_end: u64::MAX,
+            t_done: 0.0,
+            done_ns: 0,
+            xfer_read_ns: p.xfer_read_ms.max(0.0) * MS,
+            xfer_write_ns: p.xfer_write_ms.max(0.0) * MS,
+            queue: queue::DriveQueue::new(&p.queue),
             p,
         }
     }
@@ -170,253 +219,19 @@ impl Hdd {
         ms * self.p.overheads.time_scale * MS
     }
 
-    #[inline]
-    fn angle_at(&self, t_ns: f64) -> f64 {
-        let a = self.phase + t_ns / self.period_ns;
-        a - a.floor()
-    }
-
-    /// Seek time (ns) from the current arm position to (cyl, head).
-    #[inline]
-    fn seek_ns(&self, cyl: u32, head: u32, write: bool) -> f64 {
-        let d = self.cyl.abs_diff(cyl);
-        let mut t = self.p.seek.ms(d) * MS;
-        if head != self.head && self.head_switch_ns > t {
-            t = self.head_switch_ns;
-        }
-        if write && t > 0.0 {
-            t += self.write_settle_ns;
-        }
-        t
-    }
-
-    /// Reads or writes `[lba, lba+n)` starting no earlier than `t_ns`,
-    /// moving the arm. `stop_ns`: give up (read-ahead preempted) at that
-    /// time, returning how far it got in `Media::end_ns` and the count of
-    /// blocks done via the return tuple.
-    #[allow(clippy::too_many_arguments)]
-    fn media(
-        &mut self,
-        lba: u64,
-        n: u64,
-        t_ns: f64,
-        write: bool,
-        immed: bool,
-        mark: u64,
-        min_pos_ns: f64,
-        data: Option<(f64, f64, u64)>,
-    ) -> Media {
-        let mut t = t_ns;
-        let mut mark_ns = f64::NAN;
-        let mut done = 0u64;
-        let mut first_ns = f64::NAN;
-        let mut seek_cyl = 0u32;
-        while done < n {
-            let l = lba + done;
-            let Some(loc) = self.p.layout.locate(l) else {
-                break;
-            };
-            let k = (self.p.layout.run_on_track(l, &loc) as u64).min(n - done);
-            let st = self.seek_ns(loc.cyl, loc.head, write);
-            if done == 0 {
-                seek_cyl = self.cyl.abs_diff(loc.cyl);
-                // DiskSim's `Minimum seek delay`
-                if st < min_pos_ns {
-                    t += min_pos_ns - st;
-                }
-            }
-            t += st;
-            self.cyl = loc.cyl;
-            self.head = loc.head;
-            let sector_ns = self.period_ns / loc.spt as f64;
-            let now = self.angle_at(t);
-            let mut wait = loc.angle - now;
-            if wait < 0.0 {
-                wait += 1.0;
-            }
-            // ignore sub-ns rounding that would cost a whole revolution
-            if wait > 1.0 - 1e-9 {
-                wait = 0.0;
-            }
-            let span = k as f64 / loc.spt as f64;
-            if immed && k > 1 && wait > 1.0 - span {
-                // zero-latency: the head is inside the requested span; it
-                // reads to the end, then from the start up to where it began
-                // (one revolution in all, from the next sector boundary).
-                let into = 1.0 - wait; // revolutions past the span start
-                let next_boundary = (into * loc.spt as f64).ceil() / loc.spt as f64;
-                if done == 0 {
-                    first_ns = t + (next_boundary - into) * self.period_ns;
-                }
-                t += (next_boundary - into + 1.0) * self.period_ns;
-                if mark_ns.is_nan() && done + k >= mark {
-                    mark_ns = t;
-                }
-            } else {
-                t += wait * self.period_ns;
-                if done == 0 {
-                    first_ns = t;
-                }
-                if mark_ns.is_nan() && done + k >= mark {
-                    mark_ns = t + (mark.saturating_sub(done)) as f64 * sector_ns;
-                }
-                match data {
-                    Some((bus_start, xfer, min_buffered)) if xfer > 0.0 => {
-                        // a write: a block whose data has not arrived when
-                        // its sector comes (or before `min_buffered` blocks
-                        // are in the buffer) is written a revolution later;
-                        for i in done..done + k {
-                            let arrive = bus_start + (i + 1).max(min_buffered) as f64 * xfer;
-                            if t < arrive {
-                                t += ((arrive - t) / self.period_ns).ceil() * self.period_ns;
-                            }
-                            t += sector_ns;
-                        }
-                    }
-                    _ => t += k as f64 * sector_ns,
-                }
-            }
-            done += k;
-        }
-        if first_ns.is_nan() {
-            first_ns = t;
-        }
-        if mark_ns.is_nan() {
-            mark_ns = t;
-        }
-        Media { end_ns: t, mark_ns, first_ns, seek_cyl }
-    }
-
-    /// Lazily advances the idle read-ahead up to `t_ns`; if `stop`, the
-    /// read-ahead ends there (the next request needs the arm).
-    fn advance_readahead(&mut self, t_ns: f64, stop: bool) {
-        if !self.ra.active {
-            return;
-        }
-        let mut t = self.ra.from_ns;
-        while self.ra.next < self.ra.limit && t < t_ns {
-            let l = self.ra.next;
-            let Some(loc) = self.p.layout.locate(l) else {
-                self.ra.limit = l;
-                break;
-            };
-            let k = (self.p.layout.run_on_track(l, &loc) as u64).min(self.ra.limit - l);
-            let st = self.seek_ns(loc.cyl, loc.head, false);
-            // modes 1 and 2 never leave the track / cylinder
-            if (self.p.cache.contread == 1 && (loc.cyl != self.cyl || loc.head != self.head))
-                || (self.p.cache.contread == 2 && loc.cyl != self.cyl)
-            {
-                self.ra.limit = l;
-                break;
-            }
-            let sector_ns = self.period_ns / loc.spt as f64;
-            let mut ts = t + st;
-            let now = self.angle_at(ts);
-            let mut wait = loc.angle - now;
-            if wait < 0.0 {
-                wait += 1.0;
-            }
-            if wait > 1.0 - 1e-9 {
-                wait = 0.0;
-            }
-            ts += wait * self.period_ns;
-            if ts >= t_ns {
-                // still positioning when the request came
-                if stop || ts > t_ns {
-                    self.cyl = loc.cyl;
-                    self.head = loc.head;
-                    t = t_ns;
-                    break;
-                }
-            }
-            self.cyl = loc.cyl;
-            self.head = loc.head;
-            let end = ts + k as f64 * sector_ns;
-            if end <= t_ns {
-                self.ra.next += k;
-                t = end;
-            } else {
-                let got = ((t_ns - ts) / sector_ns).floor().max(0.0) as u64;
-                self.ra.next += got.min(k);
-                t = ts + got as f64 * sector_ns;
-                self.cache.extend(self.ra.seg, self.ra.next);
-                self.ra.from_ns = t;
-                if stop {
-                    self.ra.active = false;
-                }
-                return;
-            }
-            self.cache.extend(self.ra.seg, self.ra.next);
-        }
-        self.ra.from_ns = t.max(self.ra.from_ns);
-        if self.ra.next >= self.ra.limit || stop {
-            self.ra.active = false;
-            self.arm_free_ns = self.arm_free_ns.max(t.min(t_ns));
-        }
-    }
-
-    /// The first block the read-ahead after a request ending at `endreq`
-    /// must not read (DiskSim `disk_buffer_get_max_readahead`).
-    fn readahead_limit(&self, seg_start: u64, endreq: u64) -> u64 {
-        let cap = self.p.layout.capacity_sectors;
+    /// The read water mark in blocks (DiskSim `disk_buffer_set_segment`).
+    fn read_watermark(&self, n: u64) -> u64 {
         let c = &self.p.cache;
-        let lim = match c.contread {
-            0 => endreq,
-            4 => {
-                // to the end of the track holding `endreq`, one track more
-                // when the segment already began on an earlier track
-                if endreq >= cap {
-                    return cap;
-                }
-                let loc = match self.p.layout.locate(endreq) {
-                    Some(l) => l,
-                    None => return endreq,
-                };
-                let track_end = endreq + loc.left_on_track as u64;
-                let track_start = endreq.saturating_sub((loc.sector) as u64);
-                if seg_start < track_start {
-                    track_end + loc.spt as u64
-                } else {
-                    track_end
-                }
-            }
-            _ => {
-                if c.max_readahead > 0 {
-                    endreq + c.max_readahead as u64
-                } else {
-                    seg_start + c.segment_blocks as u64
-                }
-            }
-        };
-        let mut lim = lim.min(cap);
-        if !c.readahead_over_requested {
-            lim = lim.min(seg_start + c.segment_blocks as u64).max(endreq);
-        }
-        lim
-    }
-
-    /// Blocks that must be in the buffer before a disconnected read
-    /// reconnects (DiskSim's read water mark).
-    fn read_water(&self, n: u64) -> u64 {
-        self.water(n, self.p.cache.read_water)
-    }
-
-    fn water(&self, n: u64, frac: f64) -> u64 {
-        let c = &self.p.cache;
-        let w = if c.water_by_request {
-            ((n.min(c.segment_blocks as u64) as f64 * frac) as u64).max(1)
+        let seg = c.segment_blocks as u64;
+        if c.water_by_request {
+            ((n.min(seg) as f64 * c.read_water) as u64).max(1)
         } else {
-            (c.segment_blocks as f64 * frac).ceil() as u64
-        };
-        w.clamp(1, n.max(1))
+            (seg as f64 * c.read_water + 0.9999999999) as u64
+        }
     }
 
     /// Blocks of an `n`-block write that must be in the buffer before its
-    /// first block may go to the media. DiskSim ties this to `Extra write
-    /// disconnect` (the HP C2247A's controller, `disk_buffer_block_available`
-    /// for a segment being written): a write of fewer than 45 blocks waits
-    /// for min(n, 10) blocks, a larger one for 15; otherwise each block only
-    /// needs its own data.
+    /// first block may go to the media (see the module doc).
     fn write_min_buffered(&self, n: u64) -> u64 {
         if !self.p.overheads.extra_write_disconnect {
             1
@@ -427,165 +242,347 @@ impl Hdd {
         }
     }
 
-    fn read(&mut self, lba: u64, n: u64, t0: f64) -> (f64, u64, bool) {
-        let ov = &self.p.overheads;
-        let (hit_oh, miss_oh) = if self.last_was_write {
-            (ov.read_hit_after_write, ov.read_miss_after_write)
+    /// The drive time a request issued by the host at `start_ns` arrives.
+    #[inline]
+    fn arrival(&self, start_ns: TimeNs) -> f64 {
+        if start_ns <= self.done_ns {
+            self.t_done.max(start_ns as f64 - 1.0).min(start_ns as f64)
         } else {
-            (ov.read_hit_after_read, ov.read_miss_after_read)
-        };
-        let prep = self.oh(ov.data_prep);
-        let hit_oh = self.oh(hit_oh + ov.per_request) + prep;
-        let miss_oh = self.oh(miss_oh + ov.per_request);
-        let completion = self.oh(ov.read_completion);
-        let reconnect = self.oh(ov.first_reselect) + prep;
-        let min_pos = self.oh(ov.min_seek_delay);
-        let xfer = self.xfer_read_ns;
-        let immed = self.p.cache.immed_read;
-        if !self.cache_on {
-            let start = (t0 + miss_oh).max(self.arm_free_ns);
-            let m = self.media(lba, n, start, false, immed, self.read_water(n), min_pos, None);
-            let bus = (m.mark_ns + reconnect + n as f64 * xfer).max(m.end_ns + xfer);
-            self.arm_free_ns = m.end_ns;
-            return (bus + completion, m.seek_cyl as u64, false);
+            start_ns as f64
         }
-        // Where is the read-ahead now?
-        self.advance_readahead(t0, false);
-        if let Some(i) = self.cache.find_whole(lba, n) {
-            self.cache.touch(i);
-            let done = t0 + hit_oh + n as f64 * xfer + completion;
-            return (done, 0, true);
-        }
-        // Served by the read-ahead stream still running through it?
-        let ra = self.ra;
-        let seg = self.cache.get(ra.seg);
-        if ra.active && seg.start <= lba && lba <= ra.next {
-            // The stream goes on reading to lba+n (and beyond after it).
-            let need = lba + n - ra.next;
-            let from = ra.from_ns.max(t0);
-            let m = self.media(ra.next, need, from, false, false, 1, 0.0, None);
-            let sector_ns = if need > 0 { (m.end_ns - m.first_ns) / need as f64 } else { 0.0 };
-            // host transfer: the cached blocks at once, the rest as they come
-            let bus = (t0 + hit_oh + n as f64 * xfer)
-                .max(m.first_ns + sector_ns + need as f64 * xfer)
-                .max(m.end_ns + xfer);
-            let end = lba + n;
-            self.cache.extend(ra.seg, end);
-            self.cache.touch(ra.seg);
-            let seg_start = self.cache.get(ra.seg).start;
-            let limit = self.readahead_limit(seg_start, end).max(ra.limit);
-            self.ra = ReadAhead { active: limit > end, seg: ra.seg, next: end, limit, from_ns: m.end_ns };
-            self.arm_free_ns = m.end_ns;
-            return (bus + completion, 0, false);
-        }
-        // A miss: the read-ahead stops, the arm goes.
-        self.advance_readahead(t0, true);
-        self.ra.active = false;
-        let first_missing = match self.cache.find_start(lba) {
-            Some(i) => self.cache.get(i).end,
-            None => lba,
-        };
-        let need = lba + n - first_missing;
-        let start = (t0 + miss_oh).max(self.arm_free_ns);
-        let water = self.read_water(n).saturating_sub(n - need).max(1);
-        let m = self.media(first_missing, need, start, false, immed, water, min_pos, None);
-        let bus = (m.mark_ns + reconnect + n as f64 * xfer).max(m.end_ns + xfer);
-        let end = lba + n;
-        let i = self.cache.choose(lba, None);
-        let s = self.cache.get(i);
-        let seg_start = if !s.is_empty() && s.end == lba { s.start } else { lba };
-        self.cache.set(i, seg_start, end);
-        let limit = self.readahead_limit(self.cache.get(i).start, end);
-        self.ra = ReadAhead { active: limit > end, seg: i, next: end, limit, from_ns: m.end_ns };
-        self.arm_free_ns = m.end_ns;
-        (bus + completion, m.seek_cyl as u64, false)
     }
 
-    fn write(&mut self, lba: u64, n: u64, t0: f64) -> (f64, u64) {
+    /// Serves one request arriving at drive time `t`; returns (completion,
+    /// seek distance, whole cache hit).
+    fn serve(&mut self, req: &DiskRequest, t: f64, queued: bool) -> (f64, u64, bool) {
+        let cap = self.p.layout.capacity_sectors;
+        let lba = req.lba_sector.min(cap.saturating_sub(1));
+        let n = (req.sectors.max(1) as u64).min(cap - lba);
+        let t = t + self.oh(self.p.overheads.per_request);
+        let r = if let AccessTime::Constant { ms } = self.p.access {
+            (t + ms * MS, 0, false)
+        } else if req.write {
+            let (d, s) = self.write(lba, n, t);
+            (d, s, false)
+        } else {
+            self.read(lba, n, t, queued)
+        };
+        self.last_was_write = req.write;
+        r
+    }
+
+    /// Stops the read-ahead for a request that needs the arm at `t`;
+    /// returns when the read-ahead lets go of the arm (`t` when there is
+    /// none).
+    fn stop_readahead(&mut self, doing: Doing, t: f64) -> f64 {
+        if !self.ra.active {
+            return t;
+        }
+        let free = self.ra.stop(
+            &mut self.mech,
+            &self.p.layout,
+            &mut self.cache,
+            doing,
+            t,
+            self.p.cache.stop_prefetch_in_sector,
+        );
+        self.cache.set_state(self.ra.seg, SegState::Clean);
+        self.arm_free_ns = self.arm_free_ns.max(free);
+        free
+    }
+
+    /// Starts the read-ahead after a read of `[lba, lba + n)` into segment
+    /// `seg` whose media part ended at `end_ns`.
+    fn start_readahead(&mut self, seg: usize, lba: u64, n: u64, end_ns: f64, bus_end: f64, queued: bool) {
+        let s = self.cache.get(seg);
+        let lim = self.limits.max_readahead(&self.p.layout, s.start, lba, n);
+        let min = self.limits.min_readahead(&self.p.layout, lba + n);
+        let (limit, min_limit) = self.cache.raise_limits(seg, lim, min);
+        let next = s.end;
+        let active = self.limits.contread > 0 && !queued && next < limit;
+        let cap = self.cap(lba, n, bus_end);
+        self.ra = ReadAhead { active, seg, next, limit, min_limit, from_ns: end_ns, cap };
+        self.cache.set_state(seg, if active { SegState::Reading } else { SegState::Clean });
+        self.arm_free_ns = end_ns;
+    }
+
+    /// The buffer-full cap while the read of `[lba, lba + n)` is sent until
+    /// `bus_end` (see [`readahead::Cap`]).
+    fn cap(&self, lba: u64, n: u64, bus_end: f64) -> readahead::Cap {
+        readahead::Cap {
+            endreq: lba + n,
+            blocks: n,
+            size: self.cache.size_blocks,
+            until_ns: bus_end,
+            xfer_ns: self.xfer_read_ns,
+        }
+    }
+
+    fn read(&mut self, lba: u64, n: u64, t: f64, queued: bool) -> (f64, u64, bool) {
+        let ov = &self.p.overheads;
+        let (hit_ms, miss_ms, disc_ms) = if self.last_was_write {
+            (ov.read_hit_after_write, ov.read_miss_after_write, ov.read_disconnect_after_write)
+        } else {
+            (ov.read_hit_after_read, ov.read_miss_after_read, ov.read_disconnect_after_read)
+        };
+        let prep = self.oh(ov.data_prep);
+        let hit_oh = self.oh(hit_ms) + prep;
+        let miss_oh = self.oh(miss_ms);
+        let costs = BusCosts {
+            xfer_ns: self.xfer_read_ns,
+            disconnect_ns: self.oh(disc_ms),
+            reconnect_ns: self.oh(ov.first_reselect) + prep,
+            hold: ov.hold_bus_read || ov.never_disconnect,
+        };
+        let completion = self.oh(ov.read_completion);
+        let watermark = self.read_watermark(n);
+        let immed = self.p.cache.immed_read;
+        let lay = &self.p.layout;
+
+        if !self.cache_on {
+            // every read is a miss into a fresh segment; no read-ahead
+            let start = (t + miss_oh).max(self.arm_free_ns);
+            self.spans.clear();
+            let a = self.mech.read(lay, lba, n, start, 0.0, immed, &mut self.spans);
+            let bus_end =
+                bus::send(&self.spans, n, None, t + miss_oh + costs.disconnect_ns, watermark, &costs);
+            self.arm_free_ns = a.end_ns;
+            return (bus_end + completion, a.seek_cyl as u64, false);
+        }
+
+        // where the read-ahead is now, and which segment the read takes
+        let doing = self.ra.advance(&mut self.mech, lay, self.limits.contread, &mut self.cache, t);
+        let choice = ReadChoice {
+            almost_read_hits: self.p.cache.almost_read_hits,
+            read_hits_on_write_data: self.p.cache.read_hits_on_write_data,
+            prefetching: self.ra.active.then_some(self.ra.seg),
+        };
+        let (seg, hit) = self.cache.select_read(lba, n, choice);
+        let Some(seg) = seg else {
+            // every segment busy with data not on the media: wait for the arm
+            let start = (t + miss_oh).max(self.arm_free_ns);
+            self.spans.clear();
+            let a = self.mech.read(&self.p.layout, lba, n, start, 0.0, immed, &mut self.spans);
+            let bus_end =
+                bus::send(&self.spans, n, None, t + miss_oh + costs.disconnect_ns, watermark, &costs);
+            self.arm_free_ns = a.end_ns;
+            return (bus_end + completion, a.seek_cyl as u64, false);
+        };
+        let busy = self.write_until_ns > t;
+        let enough = !busy
+            && match hit {
+                HitKind::Whole => true,
+                HitKind::Partial => {
+                    let s = self.cache.get(seg);
+                    self.p.cache.immed_transfer_partial_hit
+                        || (s.end > lba && s.end - lba >= watermark.min(n))
+                }
+                HitKind::None => false,
+            };
+        let connect = if enough { Some(t + hit_oh) } else { None };
+        let free_bus = t + miss_oh + costs.disconnect_ns;
+        self.cache.touch(seg);
+
+        // the read-ahead filling this very segment goes on for the request
+        if self.ra.active && self.ra.seg == seg && hit != HitKind::None {
+            self.spans.clear();
+            let mut end_ns = self.ra.from_ns;
+            if lba + n > self.ra.next {
+                // the stream from its last committed track on: the blocks it
+                // has read by now come out with past times (in at once)
+                let from = self.ra.next;
+                let a = self.mech.read(
+                    &self.p.layout,
+                    from,
+                    lba + n - from,
+                    self.ra.from_ns,
+                    0.0,
+                    false,
+                    &mut self.spans,
+                );
+                trim_spans(&mut self.spans, lba);
+                end_ns = a.end_ns;
+                self.cache.extend(seg, lba + n);
+                self.ra.next = lba + n;
+                self.ra.from_ns = end_ns;
+            }
+            if self.spans.first().is_none_or(|s| s.lba > lba) {
+                let upto = self.spans.first().map_or(lba + n, |s| s.lba);
+                self.spans.insert(0, Span { lba, count: upto - lba, start_ns: t, sector_ns: 0.0 });
+            }
+            let bus_end = bus::send(&self.spans, n, connect, free_bus, watermark, &costs);
+            // the read-ahead continues past the request (its limit grows)
+            let s = self.cache.get(seg);
+            let lim = self.limits.max_readahead(&self.p.layout, s.start, lba, n);
+            let min = self.limits.min_readahead(&self.p.layout, lba + n);
+            (self.ra.limit, self.ra.min_limit) = self.cache.raise_limits(seg, lim, min);
+            self.ra.active = !queued && self.ra.next < self.ra.limit;
+            self.ra.cap = self.cap(lba, n, bus_end);
+            if !self.ra.active {
+                self.cache.set_state(seg, SegState::Clean);
+                self.arm_free_ns = self.arm_free_ns.max(end_ns);
+            }
+            return (bus_end + completion, 0, hit == HitKind::Whole && lba + n <= s.end);
+        }
+
+        // any other request stops the read-ahead where it is
+        let ra_free = self.stop_readahead(doing, t);
+        let stop_wait = (ra_free - t).max(0.0);
+
+        if hit == HitKind::Whole {
+            let sent = n as f64 * self.xfer_read_ns + completion;
+            let done = if self.write_until_ns > t {
+                // the drive disconnects and sends the data once the write is done
+                (t + miss_oh + costs.disconnect_ns).max(self.write_until_ns) + costs.reconnect_ns + sent
+            } else {
+                t + hit_oh + sent
+            };
+            if self.p.cache.readahead_on_idle_hit && self.limits.contread > 0 {
+                let s = self.cache.get(seg);
+                let lim = self.limits.max_readahead(&self.p.layout, s.start, lba, n);
+                let min = self.limits.min_readahead(&self.p.layout, lba + n);
+                let (lim, min) = self.cache.raise_limits(seg, lim, min);
+                if s.end < lim && !queued {
+                    let from = (t + miss_oh + stop_wait).max(self.arm_free_ns);
+                    self.ra = ReadAhead {
+                        active: true,
+                        seg,
+                        next: s.end,
+                        limit: lim,
+                        min_limit: min,
+                        from_ns: from,
+                        cap: self.cap(lba, n, done),
+                    };
+                    self.cache.set_state(seg, SegState::Reading);
+                }
+            }
+            return (done, 0, true);
+        }
+
+        // a partial hit reads from the segment's end, a miss from the start
+        let first = if hit == HitKind::Partial {
+            self.cache.get(seg).end
+        } else {
+            self.cache.reset(seg, lba, SegState::Reading, true);
+            lba
+        };
+        self.spans.clear();
+        if first > lba {
+            self.spans.push(Span { lba, count: first - lba, start_ns: t, sector_ns: 0.0 });
+        }
+        // DiskSim adds the command overhead and the read-ahead's stop time
+        let start = (t + miss_oh + stop_wait).max(self.arm_free_ns);
+        let a = self.mech.read(&self.p.layout, first, lba + n - first, start, 0.0, immed, &mut self.spans);
+        self.cache.extend(seg, lba + n);
+        if self.p.cache.read_any_free_blocks && first == lba {
+            self.read_free_blocks(seg, lba, a.first_wait_ns);
+        }
+        let bus_end = bus::send(&self.spans, n, connect, free_bus, watermark, &costs);
+        self.start_readahead(seg, lba, n, a.end_ns, bus_end, queued);
+        (bus_end + completion, a.seek_cyl as u64, false)
+    }
+
+    /// `Read any free blocks`: the sectors of `lba`'s track that passed
+    /// under the head while it waited for `lba` (and lie before it on the
+    /// track) are read into the segment too.
+    fn read_free_blocks(&mut self, seg: usize, lba: u64, wait_ns: f64) {
+        let Some(loc) = self.p.layout.locate(lba) else { return };
+        let q = self.mech.period_ns / loc.spt as f64;
+        let passed = (wait_ns / q).floor() as u64;
+        let got = self.p.layout.track_offset(lba).min(passed);
+        self.cache.extend_front(seg, lba - got);
+    }
+
+    fn write(&mut self, lba: u64, n: u64, t: f64) -> (f64, u64) {
         let ov = &self.p.overheads;
         let fast = self.cache_on && self.p.cache.fast_write_level > 0;
-        let oh = if fast {
-            if self.last_was_write {
-                ov.write_hit_after_write
-            } else {
-                ov.write_hit_after_read
-            }
-        } else if self.last_was_write {
-            ov.write_miss_after_write
-        } else {
-            ov.write_miss_after_read
+        let oh_ms = match (fast, self.last_was_write) {
+            (true, true) => ov.write_hit_after_write,
+            (true, false) => ov.write_hit_after_read,
+            (false, true) => ov.write_miss_after_write,
+            (false, false) => ov.write_miss_after_read,
         };
-        let oh = self.oh(oh + ov.per_request);
+        let oh = self.oh(oh_ms);
         let prep = self.oh(ov.data_prep);
         let completion = self.oh(ov.write_completion);
         let reconnect = self.oh(ov.first_reselect);
-        let min_pos = self.oh(ov.min_seek_delay);
+        let disconnect = self.oh(ov.write_disconnect);
+        let min_seek = self.oh(ov.min_seek_delay);
         let xfer = self.xfer_write_ns;
+        let mut stop_wait = 0.0;
         if self.cache_on {
-            self.advance_readahead(t0, true);
-            self.ra.active = false;
+            let doing =
+                self.ra.advance(&mut self.mech, &self.p.layout, self.limits.contread, &mut self.cache, t);
+            let free = self.stop_readahead(doing, t);
+            stop_wait = (free - t).max(0.0);
             self.cache.invalidate(lba, n, None);
-            if self.p.cache.read_hits_on_write_data {
-                let i = self.cache.choose(lba, None);
+            // drop the written blocks from every segment that holds them
+            for i in 0..self.cache.len() {
                 let s = self.cache.get(i);
-                let seg_start = if !s.is_empty() && s.end == lba { s.start } else { lba };
-                self.cache.set(i, seg_start, lba + n);
+                if s.state != SegState::Empty && s.start < lba + n && lba < s.end {
+                    self.cache.set_state(i, SegState::Empty);
+                }
+            }
+            if self.p.cache.read_hits_on_write_data {
+                if let Some(i) = self.cache.select_write(lba, false) {
+                    self.cache.reset(i, lba, SegState::Clean, false);
+                    self.cache.extend(i, lba + n);
+                    self.cache.touch(i);
+                }
             }
         }
-        // the data comes over the bus while the arm moves
-        let ov = &self.p.overheads;
-        let extra = ov.extra_write_disconnect && !fast && self.last_was_write && self.last_write_end != lba;
-        let (bus_start, mech_at) = if extra {
-            (
-                t0 + self.oh(ov.extradisc_command
-                    + ov.extradisc_disconnect1
-                    + ov.extradisc_inter_disconnect
-                    + ov.first_reselect)
-                    + prep,
-                t0 + self.oh(ov.extradisc_command + ov.extradisc_seek_delta),
-            )
+        // the data comes over the bus while the arm moves; a write-back
+        // write still on its way to the media holds the drive (unless this
+        // one appends to it): the drive disconnects and takes this one's
+        // data once the arm is free
+        let (bus_start, mech_at) = if self.write_until_ns > t && self.write_until_end != lba {
+            let free = self.write_until_ns.max(t + oh + disconnect);
+            (free + reconnect + prep, self.write_until_ns)
         } else {
-            (t0 + oh + prep, t0 + oh)
+            (t + oh + prep, t + oh)
         };
         self.last_write_end = lba + n;
         let bus_end = bus_start + n as f64 * xfer;
         let min_buffered = self.write_min_buffered(n);
-        let mech_start = mech_at.max(self.arm_free_ns);
-        let m = self.media(
-            lba,
-            n,
-            mech_start,
-            true,
-            self.p.cache.immed_write,
-            1,
-            min_pos,
-            Some((bus_start, xfer, min_buffered)),
-        );
-        let media_end = m.end_ns;
-        self.arm_free_ns = media_end;
+        let mech_start = (mech_at + stop_wait).max(self.arm_free_ns);
+        let a =
+            self.mech.write(&self.p.layout, lba, n, mech_start, min_seek, self.p.cache.immed_write, |i| {
+                bus_start + (i + 1).max(min_buffered) as f64 * xfer
+            });
+        self.arm_free_ns = a.end_ns;
         if fast {
-            (bus_end + completion, m.seek_cyl as u64)
+            self.write_until_ns = a.end_ns;
+            self.write_until_end = lba + n;
+            (bus_end + completion, a.seek_cyl as u64)
         } else {
             // the drive disconnected after the data; it reconnects to report
-            (media_end + reconnect + completion, m.seek_cyl as u64)
+            (a.end_ns + reconnect + completion, a.seek_cyl as u64)
+        }
+    }
+}
+
+/// Drops from `spans` the blocks before `lba`.
+fn trim_spans(spans: &mut Vec<Span>, lba: u64) {
+    let drop = spans.iter().take_while(|s| s.end() <= lba).count();
+    spans.drain(..drop);
+    if let Some(s) = spans.first_mut() {
+        if s.lba < lba {
+            let cut = lba - s.lba;
+            s.start_ns += cut as f64 * s.sector_ns;
+            s.lba = lba;
+            s.count -= cut;
         }
     }
 }
 
 impl super::Device for Hdd {
     fn service(&mut self, req: &DiskRequest, start_ns: TimeNs) -> Service {
-        let cap = self.p.layout.capacity_sectors;
-        let lba = req.lba_sector.min(cap.saturating_sub(1));
-        let n = (req.sectors.max(1) as u64).min(cap - lba);
-        let t0 = start_ns as f64;
-        let (done, seek, hit) = if req.write {
-            let (d, s) = self.write(lba, n, t0);
-            (d, s, false)
-        } else {
-            self.read(lba, n, t0)
-        };
-        self.last_was_write = req.write;
+        let t = self.arrival(start_ns);
+        let (done, seek, hit) = self.serve(req, t, false);
+        let done = done.max(t);
         let done_ns = (done.ceil() as TimeNs).max(start_ns);
+        self.t_done = done;
+        self.done_ns = done_ns;
         Service { done_ns, seek_distance_cyl: seek, cache_hit: hit }
     }
     fn capacity_sectors(&self) -> u64 {

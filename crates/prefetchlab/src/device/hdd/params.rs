@@ -43,6 +43,15 @@ pub struct Overheads {
     /// `Extradisc 2nd disconnect overhead`
     pub extradisc_disconnect2: f64,
     pub extradisc_seek_delta: f64,
+    /// `Hold bus entire read xfer` / `write xfer`: once connected for a
+    /// transfer, stay connected (waiting for the media) instead of
+    /// disconnecting and paying a reselection.
+    pub hold_bus_read: bool,
+    pub hold_bus_write: bool,
+    /// `Never disconnect`
+    pub never_disconnect: bool,
+    /// `Preseeking level` (0: none)
+    pub preseeking: u32,
 }
 
 /// The on-drive cache parameters (DiskSim names in the comments).

@@ -1,0 +1,153 @@
+//! The drive's side of the host interface for a read: when each block of a
+//! request crosses the bus, given when it reaches the buffer (DiskSim's
+//! `disk_check_bus`, `disk_buffer_transfer_size`, `disk_reconnection_or_
+//! transfer_complete`; models.md §1.1, §1.7).
+//!
+//! Connected, the drive sends every block already in the buffer, one
+//! `xfer_ns` each, back to back (DiskSim sends them in chunks of "all that
+//! is in"; the blocks that arrive during a chunk form the next one, so the
+//! times are the same). When it has sent all it has and the request is not
+//! done, it disconnects (`Read disconnect` overhead) and reconnects once
+//! `watermark` more blocks (or all the rest) are in: `First reselect`
+//! overhead plus `Data preparation` (with `Hold bus entire read xfer` it
+//! stays connected and waits). The request completes after its last
+//! block plus the `Read completion` overhead (added by the caller).
+
+use super::media::Span;
+
+/// Overheads of the bus protocol (ns).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct BusCosts {
+    pub xfer_ns: f64,
+    /// Disconnect after all buffered blocks are sent.
+    pub disconnect_ns: f64,
+    /// Reconnect: reselect + data preparation.
+    pub reconnect_ns: f64,
+    /// Stay connected while waiting for the media (`Hold bus entire read
+    /// xfer`, `Never disconnect`).
+    pub hold: bool,
+}
+
+/// Sends the `n` blocks of a request described, in request order, by
+/// `spans` (each span's blocks reach the buffer at its times). The drive is
+/// first connected at `connect_ns` (a hit: after the hit overhead) or, when
+/// `connect_ns` is `None`, it is disconnected and the bus is free from
+/// `free_ns` (a miss), reconnecting at the watermark. Returns when the last
+/// block has crossed the bus.
+pub fn send(
+    spans: &[Span],
+    n: u64,
+    connect_ns: Option<f64>,
+    free_ns: f64,
+    watermark: u64,
+    c: &BusCosts,
+) -> f64 {
+    if n == 0 || spans.is_empty() {
+        return connect_ns.unwrap_or(free_ns);
+    }
+    let w = watermark.max(1);
+    let x = c.xfer_ns;
+    // sent: blocks sent so far; t: when the bus is next free (connected)
+    let mut sent = 0u64;
+    let mut connected = connect_ns.is_some();
+    let mut t = connect_ns.unwrap_or(free_ns);
+    let mut si = 0usize; // span holding block `sent`
+    let mut off = 0u64; // offset of block `sent` in spans[si]
+    while sent < n {
+        if !connected {
+            // reconnect once `w` more blocks (or all the rest) are in
+            let target = (sent + w).min(n) - 1;
+            let r = ready_at(spans, si, off, target - sent);
+            t = t.max(r) + c.reconnect_ns;
+            connected = true;
+        }
+        let s = &spans[si];
+        let i = s.lba + off;
+        let r = s.ready_ns(i);
+        if r > t {
+            // caught up with the media: wait connected, or disconnect
+            if c.hold {
+                t = r;
+            } else {
+                t += c.disconnect_ns;
+                connected = false;
+                continue;
+            }
+        }
+        // send back to back from block i: the blocks of this span that are
+        // in by the time the bus reaches them
+        let left = s.count - off;
+        let m = if s.sector_ns <= x {
+            left
+        } else {
+            // block i+j is in at r + j·q and would be sent from t + j·x
+            let j = ((t - r) / (s.sector_ns - x)).floor() as u64 + 1;
+            j.min(left)
+        };
+        t += m as f64 * x;
+        sent += m;
+        off += m;
+        if off == s.count {
+            si += 1;
+            off = 0;
+            if si == spans.len() {
+                break;
+            }
+        }
+    }
+    t
+}
+
+/// When the block `ahead` blocks after (span `si`, offset `off`) is in.
+fn ready_at(spans: &[Span], mut si: usize, off: u64, ahead: u64) -> f64 {
+    let mut k = off + ahead;
+    while si < spans.len() {
+        let s = &spans[si];
+        if k < s.count {
+            return s.ready_ns(s.lba + k);
+        }
+        k -= s.count;
+        si += 1;
+    }
+    spans.last().map_or(0.0, |s| s.ready_ns(s.end() - 1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn span(lba: u64, count: u64, start: f64, q: f64) -> Span {
+        Span { lba, count, start_ns: start, sector_ns: q }
+    }
+
+    #[test]
+    fn a_slow_bus_is_the_bottleneck_after_the_first_block() {
+        // media 1 per 10, bus 1 per 15: block 0 in at 10, sent by 25, …
+        let c = BusCosts { xfer_ns: 15.0, ..Default::default() };
+        let t = send(&[span(0, 10, 0.0, 10.0)], 10, None, 0.0, 1, &c);
+        assert_eq!(t, 10.0 + 10.0 * 15.0);
+    }
+
+    #[test]
+    fn a_fast_bus_follows_the_media_and_pays_each_reconnect() {
+        // media 1 per 10, bus 1 per 1, watermark 4: reconnect at 40 (+5),
+        // send 4 (+4) → 49; blocks 4.. in at 50, 60, ...; caught up → disconnect
+        // (+2) and wait for 4 more: block 7 in at 80 → 85, send 8..: ...
+        let c = BusCosts { xfer_ns: 1.0, disconnect_ns: 2.0, reconnect_ns: 5.0, hold: false };
+        let t = send(&[span(0, 8, 0.0, 10.0)], 8, None, 0.0, 4, &c);
+        // first connection: at 45 sends blocks 0..3 (49); block 4 in at 50 > 49:
+        // disconnect 51; reconnect when block 7 in (80) + 5 = 85; sends 4..7 → 89
+        assert_eq!(t, 89.0);
+        // with no overheads and watermark 1 the last block leaves as it comes in
+        let z = BusCosts { xfer_ns: 1.0, ..Default::default() };
+        assert_eq!(send(&[span(0, 8, 0.0, 10.0)], 8, None, 0.0, 1, &z), 81.0);
+    }
+
+    #[test]
+    fn a_hit_is_sent_from_the_connection() {
+        let c = BusCosts { xfer_ns: 2.0, ..Default::default() };
+        // all 5 blocks already in
+        let t = send(&[span(100, 5, 0.0, 0.0)], 5, Some(30.0), 0.0, 1, &c);
+        assert_eq!(t, 40.0);
+    }
+}
