@@ -10,7 +10,7 @@ use std::path::Path;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.len() < 2 || args.len() % 2 != 0 {
+    if args.len() < 2 || !args.len().is_multiple_of(2) {
         eprintln!("usage: replay SPEC TRACE [\"NAME\" VALUE]...");
         std::process::exit(2);
     }
