@@ -212,12 +212,13 @@ impl Engine {
         for d in 0..disks {
             let rng = Rng::derive(cfg.run.seed, &format!("disk{d}"));
             devices.push(match cfg.disk.kind {
-                DeviceKind::Hdd => AnyDevice::Hdd(Box::new(Hdd::from_model(
-                    &cfg.disk.model,
-                    cfg.disk.cache,
-                    &cfg.disk.overrides,
-                    rng,
-                )?)),
+                DeviceKind::Hdd => {
+                    let mut hdd = Hdd::from_model(&cfg.disk.model, cfg.disk.cache, &cfg.disk.overrides, rng)?;
+                    if cfg.disk.queue_depth > 0 {
+                        hdd.set_queue_depth(cfg.disk.queue_depth);
+                    }
+                    AnyDevice::Hdd(Box::new(hdd))
+                }
                 DeviceKind::Ssd => AnyDevice::Ssd(Ssd::new(&cfg.ssd)),
             });
         }
@@ -821,14 +822,10 @@ impl Engine {
                     let (lba, end, end_pos) = (q.lba_sector, q.end_sector, q.pos);
                     let id = self.block.dispatch(disk, i, end_pos, now);
                     let req = DiskRequest { lba_sector: lba, sectors: (end - lba) as u32, write: false };
-                    let dev = &mut self.devices[disk as usize];
-                    let svc = dev.service(&req, now);
-                    let acc = &mut self.disk_acc[disk as usize];
-                    acc.outstanding += 1;
-                    acc.busy_ns += svc.done_ns - now;
-                    acc.seek_cyl += svc.seek_distance_cyl;
-                    acc.cache_hits += svc.cache_hit as u64;
-                    self.events.schedule(svc.done_ns, Ev::DiskDone(id));
+                    self.disk_acc[disk as usize].outstanding += 1;
+                    if let Some(s) = self.devices[disk as usize].submit(id, &req, now) {
+                        self.started(disk, s);
+                    }
                     if self.io_log.is_some() {
                         let r = *self.block.req(id);
                         let mut row = IoRow::new(now, IoEvent::DiskDispatch);
@@ -845,12 +842,25 @@ impl Engine {
         }
     }
 
+    /// A device started serving a request: account for it and schedule its
+    /// completion.
+    fn started(&mut self, disk: u32, s: crate::device::Started) {
+        let acc = &mut self.disk_acc[disk as usize];
+        acc.busy_ns += s.service.done_ns - s.start_ns;
+        acc.seek_cyl += s.service.seek_distance_cyl;
+        acc.cache_hits += s.service.cache_hit as u64;
+        self.events.schedule(s.service.done_ns, Ev::DiskDone(s.id));
+    }
+
     /// A disk request completed: finish the I/Os whose last part it was.
     fn disk_done(&mut self, id: u32) {
         let now = self.events.now_ns();
         let r = *self.block.req(id);
         let disk = r.disk;
         self.disk_acc[disk as usize].outstanding -= 1;
+        if let Some(s) = self.devices[disk as usize].complete(now) {
+            self.started(disk, s);
+        }
         if self.io_log.is_some() {
             let mut row = IoRow::new(now, IoEvent::DiskComplete);
             row.stream = r.q.stream as i32;

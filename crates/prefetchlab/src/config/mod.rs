@@ -85,6 +85,9 @@ pub struct DiskConfig {
     pub cache: bool,
     /// DiskSim parameters set by name, e.g. `{"Buffer continuous read" = 0}`.
     pub overrides: std::collections::BTreeMap<String, f64>,
+    /// Commands the host keeps at each drive (NCQ / TCQ, models.md §2.4);
+    /// 0: the drive's own `Max queue length`.
+    pub queue_depth: u32,
 }
 
 impl Default for DiskConfig {
@@ -95,6 +98,7 @@ impl Default for DiskConfig {
             scheduler: SchedulerKind::Anticipatory,
             cache: true,
             overrides: Default::default(),
+            queue_depth: 0,
         }
     }
 }

@@ -10,9 +10,11 @@
 //! * [`ssd`] — latency + bandwidth with internal parallelism; models.md §4.1.
 //! * [`net`] — a network link, latency + bandwidth, FIFO per direction; §4.2.
 //!
-//! A device is handed one request at a time per free slot (`max_outstanding`)
-//! by the block layer, and answers with the time the request completes. The
-//! device never touches the event queue: it is a pure model of service time.
+//! A device is handed up to `max_outstanding` requests by the block layer
+//! ([`Device::submit`]); it says when each one it starts completes, and
+//! when told a completion happened ([`Device::complete`]) it may start the
+//! next it holds (a drive's command queue, [`hdd::queue`]). The device never
+//! touches the event queue: it is a pure model of service time.
 
 pub mod disksim;
 pub mod hdd;
@@ -42,10 +44,30 @@ pub struct Service {
     pub cache_hit: bool,
 }
 
+/// A request a device has started: its tag, when it started and what
+/// serving it costs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Started {
+    pub id: u32,
+    pub start_ns: TimeNs,
+    pub service: Service,
+}
+
 /// A device model.
 pub trait Device {
     /// Starts `req` at `start_ns` and returns when it completes.
     fn service(&mut self, req: &DiskRequest, start_ns: TimeNs) -> Service;
+    /// Hands the device `req`, tagged `id`, at `now`. A device that starts
+    /// it at once says so; one that queues it (a drive's command queue)
+    /// starts it later, from [`Device::complete`].
+    fn submit(&mut self, id: u32, req: &DiskRequest, now: TimeNs) -> Option<Started> {
+        Some(Started { id, start_ns: now, service: self.service(req, now) })
+    }
+    /// The request the device last started has completed at `now`: it may
+    /// start the next one it holds.
+    fn complete(&mut self, _now: TimeNs) -> Option<Started> {
+        None
+    }
     /// Capacity in 512-byte sectors.
     fn capacity_sectors(&self) -> u64;
     /// A position key for an LBA (the cylinder on an HDD, the LBA elsewhere):
@@ -71,6 +93,22 @@ impl Device for AnyDevice {
             AnyDevice::Hdd(d) => d.service(req, start_ns),
             AnyDevice::Ssd(d) => d.service(req, start_ns),
             AnyDevice::Net(d) => d.service(req, start_ns),
+        }
+    }
+    #[inline]
+    fn submit(&mut self, id: u32, req: &DiskRequest, now: TimeNs) -> Option<Started> {
+        match self {
+            AnyDevice::Hdd(d) => d.submit(id, req, now),
+            AnyDevice::Ssd(d) => d.submit(id, req, now),
+            AnyDevice::Net(d) => d.submit(id, req, now),
+        }
+    }
+    #[inline]
+    fn complete(&mut self, now: TimeNs) -> Option<Started> {
+        match self {
+            AnyDevice::Hdd(d) => d.complete(now),
+            AnyDevice::Ssd(d) => d.complete(now),
+            AnyDevice::Net(d) => d.complete(now),
         }
     }
     fn capacity_sectors(&self) -> u64 {

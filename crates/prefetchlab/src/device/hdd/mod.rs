@@ -119,6 +119,8 @@ pub struct Hdd {
     last_was_write: bool,
     /// End of the last write (for the extra write disconnect).
     last_write_end: u64,
+    /// The block after the last request (the elevator policies' position).
+    last_lba: u64,
     /// The last completion, exact and as reported to the host.
     t_done: f64,
     done_ns: TimeNs,
@@ -203,6 +205,7 @@ impl Hdd {
             last_write_end: u64::MAX,
             t_done: 0.0,
             done_ns: 0,
+            last_lba: 0,
             xfer_read_ns: p.xfer_read_ms.max(0.0) * MS,
             xfer_write_ns: p.xfer_write_ms.max(0.0) * MS,
             queue: queue::DriveQueue::new(&p.queue),
@@ -212,6 +215,12 @@ impl Hdd {
 
     pub fn params(&self) -> &DriveParams {
         &self.p
+    }
+
+    /// Overrides the drive's `Max queue length` (`disk.queue_depth`).
+    pub fn set_queue_depth(&mut self, depth: u32) {
+        self.queue.depth = depth.max(1);
+        self.queue.held.reserve(self.queue.depth as usize);
     }
 
     #[inline]
@@ -254,20 +263,21 @@ impl Hdd {
 
     /// Serves one request arriving at drive time `t`; returns (completion,
     /// seek distance, whole cache hit).
-    fn serve(&mut self, req: &DiskRequest, t: f64, queued: bool) -> (f64, u64, bool) {
+    fn serve(&mut self, req: &DiskRequest, t: f64, queued: bool, hda_free: f64) -> (f64, u64, bool) {
         let cap = self.p.layout.capacity_sectors;
         let lba = req.lba_sector.min(cap.saturating_sub(1));
         let n = (req.sectors.max(1) as u64).min(cap - lba);
         let t = t + self.oh(self.p.overheads.per_request);
         let r = if let AccessTime::Constant { ms } = self.p.access {
-            (t + ms * MS, 0, false)
+            (t.max(hda_free) + ms * MS, 0, false)
         } else if req.write {
-            let (d, s) = self.write(lba, n, t);
+            let (d, s) = self.write(lba, n, t, hda_free);
             (d, s, false)
         } else {
-            self.read(lba, n, t, queued)
+            self.read(lba, n, t, queued, hda_free)
         };
         self.last_was_write = req.write;
+        self.last_lba = lba + n;
         r
     }
 
@@ -318,7 +328,9 @@ impl Hdd {
         }
     }
 
-    fn read(&mut self, lba: u64, n: u64, t: f64, queued: bool) -> (f64, u64, bool) {
+    /// A read arriving at `t`; the drive is busy with other commands until
+    /// `hda_free` (≤ `t` when it is idle).
+    fn read(&mut self, lba: u64, n: u64, t: f64, queued: bool, hda_free: f64) -> (f64, u64, bool) {
         let ov = &self.p.overheads;
         let (hit_ms, miss_ms, disc_ms) = if self.last_was_write {
             (ov.read_hit_after_write, ov.read_miss_after_write, ov.read_disconnect_after_write)
@@ -368,7 +380,7 @@ impl Hdd {
             self.arm_free_ns = a.end_ns;
             return (bus_end + completion, a.seek_cyl as u64, false);
         };
-        let busy = self.write_until_ns > t;
+        let busy = self.write_until_ns.max(hda_free) > t;
         let enough = !busy
             && match hit {
                 HitKind::Whole => true,
@@ -431,9 +443,10 @@ impl Hdd {
 
         if hit == HitKind::Whole {
             let sent = n as f64 * self.xfer_read_ns + completion;
-            let done = if self.write_until_ns > t {
+            let held_until = self.write_until_ns.max(hda_free);
+            let done = if held_until > t {
                 // the drive disconnects and sends the data once the write is done
-                (t + miss_oh + costs.disconnect_ns).max(self.write_until_ns) + costs.reconnect_ns + sent
+                (t + miss_oh + costs.disconnect_ns).max(held_until) + costs.reconnect_ns + sent
             } else {
                 t + hit_oh + sent
             };
@@ -493,7 +506,9 @@ impl Hdd {
         self.cache.extend_front(seg, lba - got);
     }
 
-    fn write(&mut self, lba: u64, n: u64, t: f64) -> (f64, u64) {
+    /// A write arriving at `t`; the drive is busy with other commands until
+    /// `hda_free`.
+    fn write(&mut self, lba: u64, n: u64, t: f64, hda_free: f64) -> (f64, u64) {
         let ov = &self.p.overheads;
         let fast = self.cache_on && self.p.cache.fast_write_level > 0;
         let oh_ms = match (fast, self.last_was_write) {
@@ -535,9 +550,11 @@ impl Hdd {
         // write still on its way to the media holds the drive (unless this
         // one appends to it): the drive disconnects and takes this one's
         // data once the arm is free
-        let (bus_start, mech_at) = if self.write_until_ns > t && self.write_until_end != lba {
-            let free = self.write_until_ns.max(t + oh + disconnect);
-            (free + reconnect + prep, self.write_until_ns)
+        let held_until =
+            if self.write_until_end != lba { self.write_until_ns.max(hda_free) } else { hda_free };
+        let (bus_start, mech_at) = if held_until > t {
+            let free = held_until.max(t + oh + disconnect);
+            (free + reconnect + prep, held_until.max(t + oh))
         } else {
             (t + oh + prep, t + oh)
         };
@@ -575,15 +592,101 @@ fn trim_spans(spans: &mut Vec<Span>, lba: u64) {
     }
 }
 
+impl Hdd {
+    /// Serves `req` (tag `id`), arriving at drive time `t`, the drive free
+    /// from `hda_free`; records the completion.
+    fn start(&mut self, id: u32, req: &DiskRequest, t: f64, hda_free: f64, now: TimeNs) -> super::Started {
+        let queued = !self.queue.held.is_empty();
+        let (done, seek, hit) = self.serve(req, t, queued, hda_free);
+        let done = done.max(t);
+        let done_ns = (done.ceil() as TimeNs).max(now);
+        self.t_done = done;
+        self.done_ns = done_ns;
+        self.queue.busy = true;
+        super::Started {
+            id,
+            start_ns: now,
+            service: Service { done_ns, seek_distance_cyl: seek, cache_hit: hit },
+        }
+    }
+
+    /// The index of the held command to serve next, from drive time `d`
+    /// (the queue's policy; the positional ones from the arm and platter).
+    fn pick(&mut self, d: f64) -> usize {
+        let lay = &self.p.layout;
+        let cyl_of = |l: u64| lay.cylinder_of(l.min(lay.capacity_sectors - 1)).unwrap_or(0) as u64;
+        let here_cyl = self.mech.cyl as u64;
+        let here_lba = self.last_lba;
+        if let Some(i) = self.queue.pick_simple(here_lba, here_cyl, cyl_of) {
+            return i;
+        }
+        let mut best = (f64::INFINITY, 0usize);
+        for (i, h) in self.queue.held.iter().enumerate() {
+            let l = h.req.lba_sector.min(lay.capacity_sectors - 1);
+            let Some(loc) = lay.locate(l) else { continue };
+            let mut cost = if let queue::Policy::Sptf { cache: true } = self.queue.policy {
+                let whole = (0..self.cache.len()).any(|s| {
+                    let g = self.cache.get(s);
+                    g.state != SegState::Empty && g.start <= l && l + h.req.sectors as u64 <= g.end
+                });
+                if whole && !h.req.write {
+                    0.0
+                } else {
+                    f64::NAN
+                }
+            } else {
+                f64::NAN
+            };
+            if cost.is_nan() {
+                let from = d.max(h.arrival);
+                let st = self.mech.seek_ns(loc.cyl, loc.head, h.req.write);
+                let (c0, h0) = (self.mech.cyl, self.mech.head);
+                self.mech.set_arm(loc.cyl, loc.head);
+                cost = st + self.mech.wait_ns(&loc, from + st) + (from - d);
+                self.mech.set_arm(c0, h0);
+                if self.queue.policy == queue::Policy::Satf {
+                    cost += h.req.sectors as f64 * self.mech.period_ns / loc.spt as f64;
+                }
+            }
+            if cost < best.0 {
+                best = (cost, i);
+            }
+        }
+        best.1
+    }
+}
+
 impl super::Device for Hdd {
     fn service(&mut self, req: &DiskRequest, start_ns: TimeNs) -> Service {
         let t = self.arrival(start_ns);
-        let (done, seek, hit) = self.serve(req, t, false);
-        let done = done.max(t);
-        let done_ns = (done.ceil() as TimeNs).max(start_ns);
-        self.t_done = done;
-        self.done_ns = done_ns;
-        Service { done_ns, seek_distance_cyl: seek, cache_hit: hit }
+        self.start(u32::MAX, req, t, t, start_ns).service
+    }
+    fn submit(&mut self, id: u32, req: &DiskRequest, now: TimeNs) -> Option<super::Started> {
+        if self.queue.busy {
+            self.queue.held.push(queue::Held { id, req: *req, arrival: now as f64 });
+            return None;
+        }
+        let t = self.arrival(now);
+        Some(self.start(id, req, t, t, now))
+    }
+    fn complete(&mut self, now: TimeNs) -> Option<super::Started> {
+        self.queue.busy = false;
+        if self.queue.held.is_empty() {
+            return None;
+        }
+        // the arm is free once the last command's media work is done; with
+        // commands waiting there is no read-ahead (DiskSim's `listlen > 1`)
+        let d = self.arm_free_ns.min(self.t_done).max(0.0);
+        if self.ra.active {
+            self.ra.active = false;
+            self.cache.set_state(self.ra.seg, SegState::Clean);
+        }
+        let i = self.pick(d);
+        let h = self.queue.held.remove(i);
+        Some(self.start(h.id, &h.req, h.arrival, d, now))
+    }
+    fn max_outstanding(&self) -> usize {
+        self.queue.depth as usize
     }
     fn capacity_sectors(&self) -> u64 {
         self.p.layout.capacity_sectors
