@@ -4,7 +4,6 @@ and compact per-stream and per-disk tables."""
 from __future__ import annotations
 
 import math
-import statistics
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -145,7 +144,7 @@ def _compact(
     mean: dict[str, Any] = {}
     for key, value in items[0].items():
         if isinstance(value, int | float) and not isinstance(value, bool):
-            mean[key] = statistics.fmean(float(i[key]) for i in items)
+            mean[key] = math.fsum(float(i[key]) for i in items) / len(items)
     rows = [cells(lo), cells(hi), cells(mean)]
     rows[2][0] = "mean"
     note = f"  ({len(items)} {what}: lowest and highest {by}, and the mean; --json lists all)"

@@ -19,11 +19,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
-from prefetchlab import __version__
-from prefetchlab._engine import PrefetchlabError
-from prefetchlab._table import full_summary, render
+from prefetchlab._engine import PrefetchlabError, __version__
 from prefetchlab.api import simulate, validate_disk
 from prefetchlab.experiments_cli import register as register_experiments
+
+# Start-up matters (`prefetchlab --help` and a short `run` finish in well under 0.1 s): this
+# module and those it imports at the top load neither pyarrow, DuckDB, matplotlib, Dask nor
+# tqdm; each is imported inside the function that uses it (tests/test_startup.py checks).
 
 PROG = "prefetchlab"
 EXIT_USAGE = 2
@@ -145,12 +147,16 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(report.to_dict()))
     else:
+        from prefetchlab._table import full_summary
+
         title = str(path) + "".join(f" --set {s}" for s in args.sets)
         print(full_summary(report, title))
     return 0
 
 
 def cmd_validate_disk(args: argparse.Namespace) -> int:
+    from prefetchlab._table import render
+
     overrides = [parse_override(o) for o in args.overrides]
     for what, p in (("drive spec", args.spec), ("trace", args.trace)):
         if not Path(p).exists():
