@@ -295,6 +295,22 @@ def test_progress_bar_waits_before_it_shows() -> None:
     assert err.getvalue() == ""
 
 
+def test_a_reader_that_goes_away_is_no_error(small_config: Path) -> None:
+    """`prefetchlab run ... | head -1`: the pipe closes under the summary; the CLI stops quietly."""
+    read, write = os.pipe()
+    os.close(read)  # the reader is gone before anything is written
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-m", "prefetchlab.cli", "run", str(small_config)],
+            stdout=write,
+            stderr=subprocess.PIPE,
+            check=False,
+        )
+    finally:
+        os.close(write)
+    assert (proc.returncode, proc.stderr) == (0, b"")
+
+
 def test_an_unexpected_exception_is_still_one_line(
     small_config: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -253,6 +253,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return cmd_validate_disk(args)
     except (UsageError, PrefetchlabError) as e:
         _error(str(e))
+    except BrokenPipeError:
+        raise  # the reader of our output went away (`| head`): console_main stops quietly
     except OSError as e:
         _error(f"{e.filename}: {e.strerror}" if e.filename else str(e))
     except KeyboardInterrupt:
