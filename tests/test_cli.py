@@ -106,6 +106,33 @@ def test_run_prints_a_summary_with_units(small_config: Path) -> None:
     assert "util %" in disk_part[0] and "MB/s" in stream_part[0]
 
 
+def _header(stdout: str) -> str:
+    """The line under the title that says what was simulated."""
+    return stdout.splitlines()[1].strip()
+
+
+def test_run_header_names_an_ssd_array_by_its_parameters(small_config: Path) -> None:
+    sets = ["--set", "disk.kind=ssd", "--set", "array.disks=5", "--set", "ssd.channels=4"]
+    sets += ["--set", "ssd.read_bandwidth=100000000", "--set", "ssd.read_latency=25us"]
+    proc = run_cli("run", small_config, *sets)
+    assert proc.returncode == 0, proc.stderr
+    header = _header(proc.stdout)
+    ssd = json.loads(run_cli("run", small_config, *sets, "--json").stdout)["config"]["ssd"]
+    assert (ssd["channels"], ssd["read_bandwidth"], ssd["read_latency"]) == (4, 10**8, 25_000)
+    device = (
+        f"SSD (4 channels, per channel 100 MB/s read, {ssd['write_bandwidth'] / 1e6:g} MB/s write; "
+        f"latency 25 µs read, {ssd['write_latency'] / 1e3:g} µs write; {ssd['capacity'] / 1e9:g} GB)"
+    )
+    assert header.startswith(f"raid0 of 5 × {device}, strip 64 KiB;"), header
+    assert "cheetah" not in proc.stdout
+
+
+def test_run_header_names_the_drive_and_its_cache(small_config: Path) -> None:
+    proc = run_cli("run", small_config, "--set", "disk.cache=false")
+    assert proc.returncode == 0, proc.stderr
+    assert _header(proc.stdout).startswith("raid0 of 3 × cheetah-15k5 (drive cache off), strip 64 KiB;")
+
+
 def test_set_overrides_the_file(small_config: Path) -> None:
     proc = run_cli(
         "run",
