@@ -239,6 +239,22 @@ BAD_EXPERIMENTS: dict[str, BadExperiment] = {
         "[[claim]]",
         ("`check` must be a string", "integer"),
     ),
+    "[[claim]] expected without a source": BadExperiment(
+        EXPERIMENT + CLAIM + 'expected = "> 1×"\n', "[[claim]]", ("claim 1", "`expected` needs a `source`")
+    ),
+    "[[claim]] paper and expected": BadExperiment(
+        EXPERIMENT + CLAIM + 'paper = "2×"\nexpected = "> 1×"\nsource = "us"\n',
+        "[[claim]]",
+        ("give `paper` (a published figure) or `expected`", "not both"),
+    ),
+    "[[claim]] a source alone": BadExperiment(
+        EXPERIMENT + CLAIM + 'source = "us"\n', "[[claim]]", ("`source` names where `paper` or `expected`",)
+    ),
+    "[[claim]] source = 1": BadExperiment(
+        EXPERIMENT + CLAIM + "expected = 2\nsource = 1\n",
+        "[[claim]]",
+        ("`source` must be a non-empty string",),
+    ),
     "[experiment] title = 3": BadExperiment(
         EXPERIMENT.replace('name = "typed"', 'name = "typed"\ntitle = 3'),
         "title = 3",

@@ -15,9 +15,11 @@ with four more tables:
     axis's unit as a string, or a table ``{ x = "...", y = "..." }``).
 ``[[claim]]``
     ``text`` (the statement, as the paper says it), ``check`` (see :mod:`prefetchlab.claims`),
-    ``paper`` (the paper's number or words), optional ``where`` (a selector table added to
-    every term), ``ours`` (an expression) and ``figure`` (the figure it belongs to; the first
-    figure by default).
+    the reference set beside ours: ``paper`` (a published figure: the paper's number or
+    words) or ``expected`` (an expectation that is not a published figure, with ``source``
+    saying where it comes from; ``source`` may also name where in the paper a ``paper``
+    figure is), optional ``where`` (a selector table added to every term), ``ours`` (an
+    expression) and ``figure`` (the figure it belongs to; the first figure by default).
 
 In the configuration sections, a list where one value is expected makes that key an axis;
 the runs are the cartesian product of the axes, in the order they appear in the file. Every
@@ -102,10 +104,20 @@ class Figure:
 class Claim:
     text: str
     check_text: str
-    paper: Scalar
+    #: A published figure (the paper's number or words), or None.
+    paper: Scalar | None
     figure: str | None
     where: dict[str, Scalar]
     check: Check
+    #: An expectation that is not a published figure, or None; then ``source`` says whose.
+    expected: Scalar | None = None
+    #: Where the reference comes from (required with ``expected``).
+    source: str | None = None
+
+    @property
+    def reference_kind(self) -> str | None:
+        """``"paper"`` (a published figure), ``"expected"`` (not published), or None."""
+        return "paper" if self.paper is not None else "expected" if self.expected is not None else None
 
 
 @dataclass(frozen=True)
@@ -122,7 +134,9 @@ class ClaimResult:
         return self.outcome is not None and self.outcome.holds
 
     def to_json(self) -> dict[str, Any]:
-        """``{"experiment", "claim", "paper", "ours", "holds"}`` (ours is null without data)."""
+        """``{"experiment", "claim", "paper", "expected", "source", "ours", "holds"}``: ``paper``
+        is a published figure, ``expected`` an expectation that is not one (each null when the
+        claim has none), ``source`` where it comes from; ``ours`` is null without data."""
         ours = self.outcome.ours if self.outcome is not None else None
         if ours is not None and not math.isfinite(ours):
             ours = None
@@ -130,6 +144,8 @@ class ClaimResult:
             "experiment": self.experiment,
             "claim": self.claim.text,
             "paper": self.claim.paper,
+            "expected": self.claim.expected,
+            "source": self.claim.source,
             "ours": ours,
             "holds": self.holds,
         }
@@ -423,7 +439,7 @@ def _claims(raw: Any, exp: Experiment, metrics: list[str]) -> list[Claim]:
     if raw is None:
         return []
     names = [f.name for f in exp.figures]
-    known = {"text", "check", "paper", "figure", "where", "ours"}
+    known = {"text", "check", "paper", "expected", "source", "figure", "where", "ours"}
     out = []
     for i, t in enumerate(_tables(raw, "claim", _at(path, exp.source, "claim")), 1):
         label = f"claim {i}"
@@ -436,9 +452,7 @@ def _claims(raw: Any, exp: Experiment, metrics: list[str]) -> list[Claim]:
         text = _str(t, "text", label, at)
         label = f"claim {i} ({text})"
         check_text = _str(t, "check", label, at)
-        paper = t.get("paper", "")
-        if not _is_scalar(paper):
-            raise ExperimentError(f"{at}: {label}: `paper` must be a number or a string, not {_kind(paper)}")
+        paper, expected, source = _reference(t, f"{at}: {label}")
         figure = t.get("figure", names[0] if names else None)
         if figure is not None and not isinstance(figure, str):
             raise ExperimentError(f"{at}: {label}: `figure` must be a figure's name, not {_kind(figure)}")
@@ -467,8 +481,33 @@ def _claims(raw: Any, exp: Experiment, metrics: list[str]) -> list[Claim]:
             raise ExperimentError(f"{at}: {label}: {e}") from None
         except ExperimentError as e:  # a selector's key or value, from Experiment.select
             raise ExperimentError(f"{at}: {label}: {str(e).removeprefix(f'{path}: ')}") from None
-        out.append(Claim(text, check_text, paper, figure, where, check))
+        out.append(Claim(text, check_text, paper, figure, where, check, expected, source))
     return out
+
+
+def _reference(t: Mapping[str, Any], at: str) -> tuple[Scalar | None, Scalar | None, str | None]:
+    """A claim's ``paper`` (published), or ``expected`` with its ``source`` (not published)."""
+    paper, expected, source = t.get("paper"), t.get("expected"), t.get("source")
+    for key, value in (("paper", paper), ("expected", expected)):
+        if value is not None and not _is_scalar(value):
+            raise ExperimentError(f"{at}: `{key}` must be a number or a string, not {_kind(value)}")
+    if source is not None and not (isinstance(source, str) and source.strip()):
+        raise ExperimentError(f"{at}: `source` must be a non-empty string, not {_kind(source)}")
+    if paper is not None and expected is not None:
+        raise ExperimentError(
+            f"{at}: give `paper` (a published figure) or `expected` (an expectation, with its "
+            "`source`), not both"
+        )
+    if expected is not None and source is None:
+        raise ExperimentError(
+            f"{at}: `expected` needs a `source` saying where the expectation comes from "
+            "(it is not a published figure)"
+        )
+    if source is not None and paper is None and expected is None:
+        raise ExperimentError(
+            f"{at}: `source` names where `paper` or `expected` comes from; neither is given"
+        )
+    return paper, expected, source
 
 
 def load_experiment(path: str | Path) -> Experiment:
