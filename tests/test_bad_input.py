@@ -137,3 +137,157 @@ def test_unknown_subcommand_and_option(small_config: Path) -> None:
     assert_one_line_error(run_cli("simulate", small_config), "simulate")
     assert_one_line_error(run_cli("run", small_config, "--fast"), "--fast")
     assert_one_line_error(run_cli(), "COMMAND")
+
+
+# Experiment files: a value of the wrong type is one line naming the file, the line and what
+# was expected (never a traceback), before any run.
+
+#: A small valid experiment: two runs.
+EXPERIMENT = """\
+[experiment]
+name = "typed"
+
+[workload]
+streams = [1, 2]
+record = "64KiB"
+file_size = "256KiB"
+"""
+
+FIGURE = """
+[[figure]]
+name = "bw"
+x = "workload.streams"
+y = "bandwidth_mb_s"
+"""
+
+CLAIM = """
+[[claim]]
+text = "two streams read faster"
+check = "bandwidth_mb_s[workload.streams=2] > bandwidth_mb_s[workload.streams=1]"
+"""
+
+
+@dataclass
+class BadExperiment:
+    """An experiment file, the line (its text) the error must point at, and words it must hold."""
+
+    text: str
+    line: str
+    expected: tuple[str, ...]
+
+
+def _top(key_value: str) -> str:
+    """A top-level ``key = value`` before the tables."""
+    return key_value + "\n" + EXPERIMENT
+
+
+BAD_EXPERIMENTS: dict[str, BadExperiment] = {
+    "figure = [1]": BadExperiment(
+        _top("figure = [1]"),
+        "figure = [1]",
+        ("`figure` must be an array of tables ([[figure]])", "an integer (1)"),
+    ),
+    "figure = an array of strings": BadExperiment(
+        _top('figure = ["bw"]'), 'figure = ["bw"]', ("array of tables", 'its item 1 is a string ("bw")')
+    ),
+    "figure = 3": BadExperiment(_top("figure = 3"), "figure = 3", ("array of tables", "not an integer (3)")),
+    'claim = "x"': BadExperiment(
+        _top('claim = "x"'), 'claim = "x"', ("`claim` must be an array of tables", "string")
+    ),
+    "claim = [1]": BadExperiment(_top("claim = [1]"), "claim = [1]", ("`claim`", "its item 1 is an integer")),
+    "[[figure]] x = 3": BadExperiment(
+        EXPERIMENT + FIGURE.replace('x = "workload.streams"', "x = 3"),
+        "[[figure]]",
+        ("figure 1", "`x` must be a string", "not an integer (3)"),
+    ),
+    "[[figure]] without y": BadExperiment(
+        EXPERIMENT + FIGURE.replace('y = "bandwidth_mb_s"\n', ""),
+        "[[figure]]",
+        ("figure 1", "`y` is missing"),
+    ),
+    "[[figure]] units = { x = 3 }": BadExperiment(
+        EXPERIMENT + FIGURE + "units = { x = 3 }\n",
+        "[[figure]]",
+        ("`units` must be", "`units.x` is an integer"),
+    ),
+    "[[figure]] series = 3": BadExperiment(
+        EXPERIMENT + FIGURE + "series = 3\n",
+        "[[figure]]",
+        ("`series` must be a configuration key", "integer"),
+    ),
+    "[[figure]] logy = 1": BadExperiment(
+        EXPERIMENT + FIGURE + "logy = 1\n", "[[figure]]", ("`logy` must be true or false", "integer")
+    ),
+    "[[claim]] where = 3": BadExperiment(
+        EXPERIMENT + CLAIM + "where = 3\n", "[[claim]]", ("claim 1", "`where` must be a table", "an integer")
+    ),
+    "[[claim]] where holding a list": BadExperiment(
+        EXPERIMENT + CLAIM + 'where = { "workload.record" = ["64KiB"] }\n',
+        "[[claim]]",
+        ("claim 1", "`workload.record`", "one number, string or boolean, not an array"),
+    ),
+    "[[claim]] figure = 1": BadExperiment(
+        EXPERIMENT + FIGURE + CLAIM + "figure = 1\n",
+        "[[claim]]",
+        ("claim 1", "`figure` must be a figure's name"),
+    ),
+    "[[claim]] paper = [1]": BadExperiment(
+        EXPERIMENT + CLAIM + "paper = [1]\n", "[[claim]]", ("`paper` must be a number or a string", "array")
+    ),
+    "[[claim]] check = 1": BadExperiment(
+        EXPERIMENT + CLAIM.replace('check = "', 'check = 1 # "'),
+        "[[claim]]",
+        ("`check` must be a string", "integer"),
+    ),
+    "[[claim]] expected without a source": BadExperiment(
+        EXPERIMENT + CLAIM + 'expected = "> 1×"\n', "[[claim]]", ("claim 1", "`expected` needs a `source`")
+    ),
+    "[[claim]] paper and expected": BadExperiment(
+        EXPERIMENT + CLAIM + 'paper = "2×"\nexpected = "> 1×"\nsource = "us"\n',
+        "[[claim]]",
+        ("give `paper` (a published figure) or `expected`", "not both"),
+    ),
+    "[[claim]] a source alone": BadExperiment(
+        EXPERIMENT + CLAIM + 'source = "us"\n', "[[claim]]", ("`source` names where `paper` or `expected`",)
+    ),
+    "[[claim]] source = 1": BadExperiment(
+        EXPERIMENT + CLAIM + "expected = 2\nsource = 1\n",
+        "[[claim]]",
+        ("`source` must be a non-empty string",),
+    ),
+    "[experiment] title = 3": BadExperiment(
+        EXPERIMENT.replace('name = "typed"', 'name = "typed"\ntitle = 3'),
+        "title = 3",
+        ("`title` must be a string",),
+    ),
+    "[sweep] only = [1]": BadExperiment(
+        EXPERIMENT + "\n[sweep]\nonly = [1]\n",
+        "only = [1]",
+        ("`sweep.only` must be an array of tables", "integer"),
+    ),
+    "an axis of tables": BadExperiment(
+        EXPERIMENT + "\n[array]\ndisks = [{ n = 2 }]\n",
+        "disks = [{ n = 2 }]",
+        ("axis `array.disks`", "not a table"),
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(BAD_EXPERIMENTS))
+def test_experiment_file_of_the_wrong_type(name: str, tmp_path: Path) -> None:
+    case = BAD_EXPERIMENTS[name]
+    path = tmp_path / "bad.toml"
+    path.write_text(case.text)
+    number = case.text.splitlines().index(case.line) + 1
+    assert_one_line_error(run_cli("sweep", path), f"bad.toml:{number}: ", *case.expected)
+    assert not (tmp_path / "results.duckdb").exists()  # refused before any run
+
+
+def test_the_experiment_of_the_bad_cases_is_good(tmp_path: Path) -> None:
+    """The cases above differ from a valid file only by what they name."""
+    from prefetchlab.experiment import load_experiment
+
+    path = tmp_path / "good.toml"
+    path.write_text(EXPERIMENT + FIGURE + CLAIM + 'where = { "workload.record" = "64KiB" }\n')
+    exp = load_experiment(path)
+    assert len(exp.runs) == 2 and len(exp.figures) == 1 and len(exp.claims) == 1

@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import io
 import json
 import math
 import os
+import re
 import signal
 import statistics
+import struct
 import subprocess
 import sys
+import termios
+import time
 from pathlib import Path
 
 import pytest
@@ -99,6 +106,33 @@ def test_run_prints_a_summary_with_units(small_config: Path) -> None:
     assert "util %" in disk_part[0] and "MB/s" in stream_part[0]
 
 
+def _header(stdout: str) -> str:
+    """The line under the title that says what was simulated."""
+    return stdout.splitlines()[1].strip()
+
+
+def test_run_header_names_an_ssd_array_by_its_parameters(small_config: Path) -> None:
+    sets = ["--set", "disk.kind=ssd", "--set", "array.disks=5", "--set", "ssd.channels=4"]
+    sets += ["--set", "ssd.read_bandwidth=100000000", "--set", "ssd.read_latency=25us"]
+    proc = run_cli("run", small_config, *sets)
+    assert proc.returncode == 0, proc.stderr
+    header = _header(proc.stdout)
+    ssd = json.loads(run_cli("run", small_config, *sets, "--json").stdout)["config"]["ssd"]
+    assert (ssd["channels"], ssd["read_bandwidth"], ssd["read_latency"]) == (4, 10**8, 25_000)
+    device = (
+        f"SSD (4 channels, per channel 100 MB/s read, {ssd['write_bandwidth'] / 1e6:g} MB/s write; "
+        f"latency 25 µs read, {ssd['write_latency'] / 1e3:g} µs write; {ssd['capacity'] / 1e9:g} GB)"
+    )
+    assert header.startswith(f"raid0 of 5 × {device}, strip 64 KiB;"), header
+    assert "cheetah" not in proc.stdout
+
+
+def test_run_header_names_the_drive_and_its_cache(small_config: Path) -> None:
+    proc = run_cli("run", small_config, "--set", "disk.cache=false")
+    assert proc.returncode == 0, proc.stderr
+    assert _header(proc.stdout).startswith("raid0 of 3 × cheetah-15k5 (drive cache off), strip 64 KiB;")
+
+
 def test_set_overrides_the_file(small_config: Path) -> None:
     proc = run_cli(
         "run",
@@ -131,7 +165,7 @@ def test_many_streams_are_summarised(small_config: Path) -> None:
     assert "12 streams" in stream_part[5]
 
 
-def test_ctrl_c_exits_130_quietly(
+def test_ctrl_c_exits_130_with_one_line(
     small_config: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     def interrupted(*args: object, **kwargs: object) -> None:
@@ -140,7 +174,43 @@ def test_ctrl_c_exits_130_quietly(
     monkeypatch.setattr(cli, "simulate", interrupted)
     assert cli.main(["run", str(small_config)]) == 130
     captured = capsys.readouterr()
-    assert captured.out == "" and captured.err == ""
+    assert captured.out == "" and captured.err == "prefetchlab: interrupted\n"
+
+
+#: A run of several seconds (8 random readers, 8 M requests of 4 KiB), stopped by the tests.
+LONG_RUN = [
+    "--set",
+    "workload.kind=random",
+    "--set",
+    "workload.streams=8",
+    "--set",
+    "workload.requests=1000000",
+]
+LONG_RUN += [
+    "--set",
+    "workload.record=4KiB",
+    "--set",
+    "workload.file_size=1GiB",
+    "--set",
+    "host.memory=64MiB",
+]
+
+
+def _pty(columns: int = 100) -> tuple[int, int]:
+    """A pseudo-terminal (master, slave) of 24 lines × ``columns``."""
+    master, slave = os.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
+    return master, slave
+
+
+def _start(*args: str | Path, stderr: int) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "prefetchlab.cli", *map(str, args)],
+        stdout=subprocess.PIPE,
+        stderr=stderr,
+        # A shell may start background jobs with SIGINT ignored; the CLI gets it as from a terminal.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
 
 
 def _read_until(fd: int, marker: bytes) -> bytes:
@@ -169,31 +239,103 @@ def _drain(fd: int) -> bytes:
         out += chunk
 
 
-def test_ctrl_c_during_a_run(small_config: Path) -> None:
-    """On a terminal a run shows its progress on stderr; Ctrl-C stops it: exit 130, no traceback."""
-    master, slave = os.openpty()
-    long_run = ["--set", "workload.streams=8", "--set", "workload.file_size=2GiB"]
-    long_run += ["--set", "workload.record=4KiB", "--set", "host.memory=64MiB"]
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "prefetchlab.cli", "run", str(small_config), *long_run],
-        stdout=subprocess.PIPE,
-        stderr=slave,
-        # A shell may start background jobs with SIGINT ignored; the CLI gets it as from a terminal.
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+def _stop(proc: subprocess.Popen[bytes]) -> int:
+    proc.send_signal(signal.SIGINT)
+    try:
+        return proc.wait(timeout=60)
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_progress_bar_on_a_terminal_and_ctrl_c(small_config: Path) -> None:
+    """On a terminal a long run shows a progress bar on stderr (requests done / total, rate,
+    elapsed and remaining time, simulated time); Ctrl-C clears it and stops the run: exit 130
+    and one line. A quiet run beside it (--quiet; stderr not a terminal) shows nothing."""
+    master, slave = _pty()
+    quiet_master, quiet_slave = _pty()
+    shown = _start("run", small_config, *LONG_RUN, stderr=slave)
+    quiet = _start("run", small_config, *LONG_RUN, "--quiet", stderr=quiet_slave)
+    piped = _start("run", small_config, *LONG_RUN, stderr=subprocess.PIPE)
+    for fd in (slave, quiet_slave):
+        os.close(fd)
+    try:
+        seen = _read_until(master, b"req/s]")  # a whole bar, drawn after about a second
+        time.sleep(0.3)
+        codes = [_stop(p) for p in (shown, quiet, piped)]
+        seen += _drain(master)
+        quiet_seen = _drain(quiet_master)
+    finally:
+        for p in (shown, quiet, piped):
+            p.kill()
+            p.wait()
+        os.close(master)
+        os.close(quiet_master)
+    assert codes == [130, 130, 130], (codes, seen)
+    bar = seen.decode().split("\r")[1]
+    counts = r"[\d.]+[kM]?/[\d.]+M requests, [\d.]+ s simulated"
+    times = r"\[\d\d:\d\d<\d\d:\d\d, [\d.]+[kM]? req/s\]"
+    assert re.fullmatch(rf"\s+\d+%\|.*\| {counts} {times}", bar), bar
+    assert len(bar) < 100  # it fits the terminal
+    # The bar is cleared (its line rubbed out), then one line.
+    assert seen.decode().split("\r")[-3].strip() == "" and seen.endswith(b"\rprefetchlab: interrupted\r\n"), (
+        seen
     )
+    assert b"Traceback" not in seen and b"error" not in seen, seen
+    assert quiet_seen == b"prefetchlab: interrupted\r\n"
+    assert piped.stderr is not None and piped.stderr.read() == b"prefetchlab: interrupted\n"
+    for p in (shown, quiet, piped):
+        assert p.stdout is not None and p.stdout.read() == b""
+
+
+def test_a_short_run_on_a_terminal_shows_no_bar(small_config: Path) -> None:
+    master, slave = _pty()
+    proc = _start("run", small_config, stderr=slave)
     os.close(slave)
     try:
-        seen = _read_until(master, b"requests")  # the progress line: the run is under way
-        proc.send_signal(signal.SIGINT)
-        code = proc.wait()
-        seen += _drain(master)
+        err = _drain(master)
+        code = proc.wait(timeout=60)
     finally:
         proc.kill()
         proc.wait()
         os.close(master)
-    assert code == 130, seen
-    assert proc.stdout is not None and proc.stdout.read() == b""
-    assert b"Traceback" not in seen and b"error" not in seen, seen
+    assert code == 0 and err == b""
+    assert proc.stdout is not None and b"bandwidth" in proc.stdout.read()
+
+
+def test_progress_bar_over_simulated_time() -> None:
+    """A run bounded by run.duration counts simulated seconds (the requests beside them)."""
+    err = io.StringIO()
+    bar = cli.ProgressBar(delay_s=0.0)
+    with contextlib.redirect_stderr(err):
+        bar(2.5, 10.0, 1234, 10**9)
+        bar.close()
+    assert "2.5/10.0 s simulated, 1234 requests" in err.getvalue() and " 25%|" in err.getvalue()
+
+
+def test_progress_bar_waits_before_it_shows() -> None:
+    err = io.StringIO()
+    bar = cli.ProgressBar()  # the default delay
+    with contextlib.redirect_stderr(err):
+        bar(2.5, 0.0, 10, 100)
+        bar.close()
+    assert err.getvalue() == ""
+
+
+def test_a_reader_that_goes_away_is_no_error(small_config: Path) -> None:
+    """`prefetchlab run ... | head -1`: the pipe closes under the summary; the CLI stops quietly."""
+    read, write = os.pipe()
+    os.close(read)  # the reader is gone before anything is written
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-m", "prefetchlab.cli", "run", str(small_config)],
+            stdout=write,
+            stderr=subprocess.PIPE,
+            check=False,
+        )
+    finally:
+        os.close(write)
+    assert (proc.returncode, proc.stderr) == (0, b"")
 
 
 def test_an_unexpected_exception_is_still_one_line(

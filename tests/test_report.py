@@ -40,15 +40,22 @@ def reproduced(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str
     return root / "report", json.loads(r.stdout)
 
 
-def test_reproduce_lists_every_claim_with_the_paper_and_ours(reproduced: tuple[Path, dict[str, Any]]) -> None:
+def test_reproduce_lists_every_claim_with_its_reference_and_ours(
+    reproduced: tuple[Path, dict[str, Any]],
+) -> None:
     _, out = reproduced
     claims = out["claims"]
-    assert [set(c) for c in claims] == [{"experiment", "claim", "paper", "ours", "holds"}] * 3
+    keys = {"experiment", "claim", "paper", "expected", "source", "ours", "holds"}
+    assert [set(c) for c in claims] == [keys] * 3
     assert {c["experiment"] for c in claims} == {"foundation-demo"}
     for c in claims:
-        assert isinstance(c["holds"], bool) and isinstance(c["ours"], float) and c["paper"]
+        assert isinstance(c["holds"], bool) and isinstance(c["ours"], float)
+    # The demo's claims are our expectations, not published figures: labelled as such, with a source.
+    for c in claims[:2]:
+        assert c["paper"] is None and c["expected"] == "> 1×" and "Not a published figure" in c["source"]
     false = claims[2]
-    assert false["holds"] is False and false["ours"] == pytest.approx(1.0) and false["paper"] == "2x"
+    assert false["holds"] is False and false["ours"] == pytest.approx(1.0)
+    assert (false["paper"], false["expected"], false["source"]) == ("2x", None, None)
 
 
 def test_the_demo_claims_hold(reproduced: tuple[Path, dict[str, Any]]) -> None:
@@ -121,9 +128,17 @@ def test_report_renders_with_figures_and_claim_tables(
     tables = browser.find_elements(By.CSS_SELECTOR, "table.claims")
     assert len(tables) == 1
     headers = [th.text for th in tables[0].find_elements(By.TAG_NAME, "th")]
-    assert headers == ["claim", "paper", "ours", "holds?"]
+    assert headers == ["claim", "reference", "ours", "holds?"]
     rows = tables[0].find_elements(By.CSS_SELECTOR, "tr.claim")
     assert len(rows) == 3
+    # Each reference is labelled: the demo's expectations as such, with their source; a
+    # published figure as "paper".
+    refs = [row.find_element(By.CSS_SELECTOR, "td.reference") for row in rows]
+    assert [r.get_attribute("data-kind") for r in refs] == ["expected", "expected", "paper"]
+    for r, c in zip(refs[:2], out["claims"][:2], strict=True):
+        assert r.text.startswith("expected (not a published figure): > 1×"), r.text
+        assert "source: " + c["source"] in r.text.replace("\n", " ")
+    assert refs[2].text == "paper: 2x"
     verdicts = [row.find_elements(By.TAG_NAME, "td")[-1] for row in rows]
     expected = ["holds" if c["holds"] else "does not hold" for c in out["claims"]]
     assert [v.text for v in verdicts] == expected and expected[2] == "does not hold"

@@ -207,4 +207,6 @@ def test_the_documented_example_loads(tmp_path: Path) -> None:
     example = readme.split("```toml\n", 1)[1].split("```", 1)[0]
     exp = load_experiment(write(tmp_path, "example.toml", example))
     assert len(exp.runs) == 7  # 2 windows x 4 stream counts, less the one excluded
-    assert [f.name for f in exp.figures] == ["bandwidth"] and len(exp.claims) == 1
+    assert [f.name for f in exp.figures] == ["bandwidth"]
+    assert [c.reference_kind for c in exp.claims] == ["paper", "expected"]
+    assert exp.claims[1].source and exp.claims[1].paper is None

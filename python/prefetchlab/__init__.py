@@ -3,10 +3,31 @@
 ``prefetchlab.simulate(config) -> Report`` runs one configuration;
 ``prefetchlab.validate_disk(spec, trace)`` checks a drive model against a real
 drive's measurements. The command line is ``prefetchlab`` (see ``cli.py``).
+
+Importing the package loads only the engine: the names of the Python API
+(:mod:`prefetchlab.api`) are loaded on first use, and pyarrow, DuckDB,
+matplotlib and Dask only by the functions that need them, so that the
+command line starts quickly.
 """
 
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from prefetchlab._engine import PrefetchlabError, __version__
-from prefetchlab.api import IO_LOG_COLUMNS, Report, resolve, simulate, validate_disk
+
+if TYPE_CHECKING:
+    from prefetchlab.api import IO_LOG_COLUMNS, Report, resolve, simulate, validate_disk
+
+#: Public names defined in other modules, loaded when first asked for.
+_LAZY = {
+    "IO_LOG_COLUMNS": "prefetchlab.api",
+    "Report": "prefetchlab.api",
+    "resolve": "prefetchlab.api",
+    "simulate": "prefetchlab.api",
+    "validate_disk": "prefetchlab.api",
+}
 
 __all__ = [
     "IO_LOG_COLUMNS",
@@ -17,3 +38,16 @@ __all__ = [
     "simulate",
     "validate_disk",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # once loaded, an ordinary attribute
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

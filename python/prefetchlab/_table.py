@@ -4,8 +4,8 @@ and compact per-stream and per-disk tables."""
 from __future__ import annotations
 
 import math
-import statistics
 from collections.abc import Callable, Sequence
+from pathlib import PurePath
 from typing import Any
 
 from prefetchlab.api import Report
@@ -97,13 +97,46 @@ def render(headers: Sequence[str], rows: Sequence[Sequence[str]], align: str = "
     return "\n".join(out)
 
 
+def _plain(x: float) -> str:
+    """A parameter as written: ``250``, ``262.1``, ``0.5`` (at most 4 significant digits)."""
+    return f"{x:.0f}" if abs(x) >= 1e4 or x == int(x) else f"{x:.4g}"
+
+
+def describe_device(config: dict[str, Any]) -> str:
+    """The member device that was simulated, as the run's header names it: every word of the
+    header about the device comes from here (so, e.g., where a preset's figures come from can
+    be added in this one place).
+
+    An HDD is its drive: the preset's name (``cheetah-15k5``) or the DiskSim file's name, with
+    "drive cache off" and the DiskSim overrides when there are any. An SSD is its parameters:
+    ``SSD (8 channels, per channel 250 MB/s read, 80 MB/s write; latency 80 µs read, 200 µs
+    write; 80 GB)``, rates and sizes in decimal MB/GB as the metrics are.
+    """
+    d = config["disk"]
+    if d["kind"] == "ssd":
+        s = config["ssd"]
+        read_mb_s, write_mb_s = _plain(s["read_bandwidth"] / 1e6), _plain(s["write_bandwidth"] / 1e6)
+        rates = f"per channel {read_mb_s} MB/s read, {write_mb_s} MB/s write"
+        latency = (
+            f"latency {_plain(s['read_latency'] / 1e3)} µs read, {_plain(s['write_latency'] / 1e3)} µs write"
+        )
+        channels = f"{s['channels']} channel{'s' if s['channels'] != 1 else ''}"
+        return f"SSD ({channels}, {rates}; {latency}; {_plain(s['capacity'] / 1e9)} GB)"
+    model = str(d["model"])
+    name = PurePath(model).name if "/" in model or "\\" in model else model
+    notes = [] if d.get("cache", True) else ["drive cache off"]
+    notes += [f"{k}={_plain(v)}" for k, v in sorted(d.get("overrides", {}).items())]
+    return name + (f" ({', '.join(notes)})" if notes else "")
+
+
 def describe_config(config: dict[str, Any]) -> str:
     """One line saying what was simulated."""
-    a, d, ra, w = config["array"], config["disk"], config["readahead"], config["workload"]
+    a, ra, w = config["array"], config["readahead"], config["workload"]
+    device = describe_device(config)
     if a["layout"] == "single":
-        array = f"one {d['model']}"
+        array = f"one {device}"
     else:
-        array = f"{a['layout']} of {a['disks']} × {d['model']}, strip {fmt_bytes(a['strip'])}"
+        array = f"{a['layout']} of {a['disks']} × {device}, strip {fmt_bytes(a['strip'])}"
     if ra["policy"] == "linux":
         readahead = f"readahead linux {ra['variant']} max {fmt_bytes(ra['max'])}"
     else:
@@ -145,7 +178,7 @@ def _compact(
     mean: dict[str, Any] = {}
     for key, value in items[0].items():
         if isinstance(value, int | float) and not isinstance(value, bool):
-            mean[key] = statistics.fmean(float(i[key]) for i in items)
+            mean[key] = math.fsum(float(i[key]) for i in items) / len(items)
     rows = [cells(lo), cells(hi), cells(mean)]
     rows[2][0] = "mean"
     note = f"  ({len(items)} {what}: lowest and highest {by}, and the mean; --json lists all)"

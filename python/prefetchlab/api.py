@@ -13,29 +13,53 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-import pyarrow as pa
-import pyarrow.compute as pc
+from typing import TYPE_CHECKING, Any
 
 from prefetchlab import _engine
 
-#: Columns of :attr:`Report.io_log`, in order, with their Arrow types. Absent
-#: values (e.g. the disk of a readahead window) are null.
-IO_LOG_COLUMNS: tuple[tuple[str, pa.DataType], ...] = (
-    ("time_ns", pa.uint64()),
-    ("event", pa.dictionary(pa.uint8(), pa.string())),
-    ("stream", pa.int32()),
-    ("file", pa.int32()),
-    ("page", pa.int64()),
-    ("pages", pa.int64()),
-    ("marker", pa.int64()),
-    ("issued", pa.int64()),
-    ("array_block", pa.int64()),
-    ("disk", pa.int32()),
-    ("lba_sector", pa.int64()),
-    ("sectors", pa.int64()),
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+    #: Columns of :attr:`Report.io_log`, in order, with their Arrow types. Absent
+    #: values (e.g. the disk of a readahead window) are null. Built on first use
+    #: (:func:`__getattr__`), so that importing this module does not import pyarrow.
+    IO_LOG_COLUMNS: tuple[tuple[str, pa.DataType], ...]
+
+#: The columns of :attr:`Report.io_log` and the names of their pyarrow types; ``event`` is
+#: a dictionary of strings with ``uint8`` codes.
+_IO_LOG_TYPES: tuple[tuple[str, str], ...] = (
+    ("time_ns", "uint64"),
+    ("event", "dictionary"),
+    ("stream", "int32"),
+    ("file", "int32"),
+    ("page", "int64"),
+    ("pages", "int64"),
+    ("marker", "int64"),
+    ("issued", "int64"),
+    ("array_block", "int64"),
+    ("disk", "int32"),
+    ("lba_sector", "int64"),
+    ("sectors", "int64"),
 )
+
+
+def _io_log_columns() -> tuple[tuple[str, pa.DataType], ...]:
+    import pyarrow as pa
+
+    return tuple(
+        (name, pa.dictionary(pa.uint8(), pa.string()) if kind == "dictionary" else getattr(pa, kind)())
+        for name, kind in _IO_LOG_TYPES
+    )
+
+
+def __getattr__(name: str) -> Any:
+    """``IO_LOG_COLUMNS``, built (and pyarrow imported) when first asked for."""
+    if name == "IO_LOG_COLUMNS":
+        value = _io_log_columns()
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 #: Called now and then during a run with
 #: ``(sim_s, duration_s, requests_done, requests_total)``; raising stops the run.
@@ -75,9 +99,12 @@ class Report:
 
 def _io_log_table(raw: _engine.IoLogColumns) -> pa.Table:
     """Builds the Arrow table from the engine's little-endian column buffers (no copy of the data)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     n = raw["rows"]
     cols: dict[str, pa.Array] = {}
-    for name, dtype in IO_LOG_COLUMNS:
+    for name, dtype in _io_log_columns():
         buf = pa.py_buffer(raw[name])  # type: ignore[literal-required]
         if name == "event":
             codes = pa.Array.from_buffers(pa.uint8(), n, [None, buf])

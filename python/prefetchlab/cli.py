@@ -1,10 +1,11 @@
 """The ``prefetchlab`` command line.
 
-    prefetchlab run CONFIG.toml [--set key=value]... [--json]
+    prefetchlab run CONFIG.toml [--set key=value]... [--json] [--quiet]
     prefetchlab validate-disk SPEC TRACE [--override "NAME=VALUE"]... [--json]
 
 Every error is one line ``prefetchlab: error: <message>`` on stderr with exit
-code 2 (never a traceback); Ctrl-C exits with 130 quietly.
+code 2 (never a traceback); Ctrl-C stops any command with exit code 130 and the
+one line ``prefetchlab: interrupted``.
 """
 
 from __future__ import annotations
@@ -17,13 +18,15 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
-from prefetchlab import __version__
-from prefetchlab._engine import PrefetchlabError
-from prefetchlab._table import full_summary, render
+from prefetchlab._engine import PrefetchlabError, __version__
 from prefetchlab.api import simulate, validate_disk
 from prefetchlab.experiments_cli import register as register_experiments
+
+# Start-up matters (`prefetchlab --help` and a short `run` finish in well under 0.1 s): this
+# module and those it imports at the top load neither pyarrow, DuckDB, matplotlib, Dask nor
+# tqdm; each is imported inside the function that uses it (tests/test_startup.py checks).
 
 PROG = "prefetchlab"
 EXIT_USAGE = 2
@@ -68,6 +71,11 @@ def _build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help='print one JSON object {"version","config","metrics","streams","disks"} instead of tables',
     )
+    run.add_argument(
+        "--quiet",
+        action="store_true",
+        help="no progress bar (shown on a terminal when a run takes more than a second)",
+    )
 
     val = sub.add_parser(
         "validate-disk",
@@ -109,26 +117,82 @@ def parse_override(text: str) -> tuple[str, float]:
     return name, value
 
 
-class _ProgressLine:
-    """Shows a run's progress on one rewritten stderr line (only on a terminal)."""
+#: A run shows a progress bar once it has taken this long (wall seconds).
+PROGRESS_DELAY_S = 1.0
 
-    def __init__(self) -> None:
-        self._last = 0.0
+#: The bar over application requests, and over simulated time (a run bounded by run.duration).
+_BAR, _TIMES = "  {percentage:3.0f}%|{bar}| ", "{postfix} [{elapsed}<{remaining}, {rate_fmt}]"
+_BY_REQUESTS = _BAR + "{n_fmt}/{total_fmt} requests" + _TIMES
+_BY_TIME = _BAR + "{n:.1f}/{total:.1f} s simulated" + _TIMES
+
+
+class ProgressBar:
+    """The progress of ``run`` as a tqdm bar on stderr, fed by the engine's progress callback.
+
+    Nothing is shown (and tqdm is not even imported) until the run has taken
+    :data:`PROGRESS_DELAY_S`, so a short run prints nothing. The bar counts application
+    requests (done / total, requests per wall second, elapsed and remaining wall time) with the
+    simulated time beside them; a run bounded by ``run.duration`` counts simulated seconds
+    instead (simulated seconds per wall second), with the requests beside them. Elapsed time
+    and rates are counted from the start of the run, not from when the bar appears.
+    :meth:`close` clears the line.
+    """
+
+    def __init__(self, delay_s: float = PROGRESS_DELAY_S) -> None:
+        self._start = time.time()  # tqdm's clock
+        self._delay_s = delay_s
+        self._bar: Any = None
+        self._by_time = False
 
     def __call__(self, sim_s: float, duration_s: float, done: int, total: int) -> None:
-        now = time.monotonic()
-        if now - self._last < 0.2:
-            return
-        self._last = now
-        simulated = f"{sim_s:.2f} / {duration_s:.2f} s" if duration_s > 0 else f"{sim_s:.2f} s"
-        pct = f"{100.0 * done / total:5.1f}%, " if total else ""
-        sys.stderr.write(f"\r  {pct}{done}/{total} requests, {simulated} simulated ")
-        sys.stderr.flush()
+        opening = self._bar is None
+        if opening:
+            if time.time() - self._start < self._delay_s:
+                return
+            self._open(duration_s, total)
+        bar = self._bar
+        if self._by_time:
+            bar.postfix = f"{done} requests"
+            bar.update(min(round(sim_s * 1e3), bar.total) - bar.n)
+        else:
+            bar.postfix = f"{sim_s:.1f} s simulated"
+            bar.update(done - bar.n)
+        if opening:
+            bar.refresh()  # at once, whatever tqdm's own pacing says
 
-    def clear(self) -> None:
-        if self._last:
-            sys.stderr.write("\r\033[K")
-            sys.stderr.flush()
+    def _open(self, duration_s: float, total: int) -> None:
+        from tqdm import tqdm
+
+        self._by_time = duration_s > 0 or total == 0
+        style: dict[str, Any] = {
+            "file": sys.stderr,
+            "leave": False,  # cleared at the end: the summary follows on a clean screen
+            "mininterval": 0.2,
+            "delay": self._delay_s,  # counted from start_t: not drawn before its first numbers
+            **_stderr_size(),
+        }
+        if self._by_time:  # counted in simulated milliseconds, shown in seconds
+            total_ms = max(1, round(duration_s * 1e3))
+            bar = tqdm(total=total_ms, unit=" sim s", unit_scale=1e-3, bar_format=_BY_TIME, **style)
+        else:
+            bar = tqdm(total=total, unit=" req", unit_scale=True, bar_format=_BY_REQUESTS, **style)
+        bar.start_t = bar.last_print_t = self._start
+        self._bar = bar
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
+            self._bar = None
+
+
+def _stderr_size() -> dict[str, int]:
+    """tqdm's ``ncols`` and ``nrows`` from the terminal; 80 × 24 where it says 0 (a
+    pseudo-terminal nobody sized), on which tqdm would otherwise print nothing at all."""
+    try:
+        columns, lines = os.get_terminal_size(sys.stderr.fileno())
+    except (OSError, ValueError):
+        columns, lines = 0, 0
+    return {"ncols": (columns if columns > 0 else 80) - 1, "nrows": lines if lines > 0 else 24}
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -136,21 +200,25 @@ def cmd_run(args: argparse.Namespace) -> int:
     if not path.exists():
         raise UsageError(f"{path}: no such configuration file")
     # Malformed --set values are reported by the engine, naming the key.
-    progress = _ProgressLine() if not args.json and sys.stderr.isatty() else None
+    progress = ProgressBar() if not args.quiet and sys.stderr.isatty() else None
     try:
         report = simulate(path, args.sets, progress=progress)
     finally:
         if progress is not None:
-            progress.clear()
+            progress.close()
     if args.json:
         print(json.dumps(report.to_dict()))
     else:
+        from prefetchlab._table import full_summary
+
         title = str(path) + "".join(f" --set {s}" for s in args.sets)
         print(full_summary(report, title))
     return 0
 
 
 def cmd_validate_disk(args: argparse.Namespace) -> int:
+    from prefetchlab._table import render
+
     overrides = [parse_override(o) for o in args.overrides]
     for what, p in (("drive spec", args.spec), ("trace", args.trace)):
         if not Path(p).exists():
@@ -185,9 +253,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return cmd_validate_disk(args)
     except (UsageError, PrefetchlabError) as e:
         _error(str(e))
+    except BrokenPipeError:
+        raise  # the reader of our output went away (`| head`): console_main stops quietly
     except OSError as e:
         _error(f"{e.filename}: {e.strerror}" if e.filename else str(e))
     except KeyboardInterrupt:
+        _interrupted()
         return EXIT_INTERRUPTED
     except Exception as e:  # a bug: still one line, but say so
         _error(f"internal error (please report): {type(e).__name__}: {e}")
@@ -196,8 +267,16 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _error(message: str) -> None:
     first = " ".join(message.split()) or "unknown error"
+    _say(f"{PROG}: error: {first}")
+
+
+def _interrupted() -> None:
+    _say(f"{PROG}: interrupted")
+
+
+def _say(line: str) -> None:
     try:
-        sys.stderr.write(f"{PROG}: error: {first}\n")
+        sys.stderr.write(line + "\n")
         sys.stderr.flush()
     except OSError:
         pass
@@ -213,7 +292,8 @@ def console_main() -> NoReturn:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         code = 0
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # a second Ctrl-C, or one outside main()
+        _interrupted()
         code = EXIT_INTERRUPTED
     sys.exit(code)
 

@@ -15,9 +15,11 @@ with four more tables:
     axis's unit as a string, or a table ``{ x = "...", y = "..." }``).
 ``[[claim]]``
     ``text`` (the statement, as the paper says it), ``check`` (see :mod:`prefetchlab.claims`),
-    ``paper`` (the paper's number or words), optional ``where`` (a selector table added to
-    every term), ``ours`` (an expression) and ``figure`` (the figure it belongs to; the first
-    figure by default).
+    the reference set beside ours: ``paper`` (a published figure: the paper's number or
+    words) or ``expected`` (an expectation that is not a published figure, with ``source``
+    saying where it comes from; ``source`` may also name where in the paper a ``paper``
+    figure is), optional ``where`` (a selector table added to every term), ``ours`` (an
+    expression) and ``figure`` (the figure it belongs to; the first figure by default).
 
 In the configuration sections, a list where one value is expected makes that key an axis;
 the runs are the cartesian product of the axes, in the order they appear in the file. Every
@@ -102,10 +104,20 @@ class Figure:
 class Claim:
     text: str
     check_text: str
-    paper: Scalar
+    #: A published figure (the paper's number or words), or None.
+    paper: Scalar | None
     figure: str | None
     where: dict[str, Scalar]
     check: Check
+    #: An expectation that is not a published figure, or None; then ``source`` says whose.
+    expected: Scalar | None = None
+    #: Where the reference comes from (required with ``expected``).
+    source: str | None = None
+
+    @property
+    def reference_kind(self) -> str | None:
+        """``"paper"`` (a published figure), ``"expected"`` (not published), or None."""
+        return "paper" if self.paper is not None else "expected" if self.expected is not None else None
 
 
 @dataclass(frozen=True)
@@ -122,7 +134,9 @@ class ClaimResult:
         return self.outcome is not None and self.outcome.holds
 
     def to_json(self) -> dict[str, Any]:
-        """``{"experiment", "claim", "paper", "ours", "holds"}`` (ours is null without data)."""
+        """``{"experiment", "claim", "paper", "expected", "source", "ours", "holds"}``: ``paper``
+        is a published figure, ``expected`` an expectation that is not one (each null when the
+        claim has none), ``source`` where it comes from; ``ours`` is null without data."""
         ours = self.outcome.ours if self.outcome is not None else None
         if ours is not None and not math.isfinite(ours):
             ours = None
@@ -130,6 +144,8 @@ class ClaimResult:
             "experiment": self.experiment,
             "claim": self.claim.text,
             "paper": self.claim.paper,
+            "expected": self.claim.expected,
+            "source": self.claim.source,
             "ours": ours,
             "holds": self.holds,
         }
@@ -231,12 +247,14 @@ _ASSIGN = re.compile(r"^\s*([A-Za-z0-9_\-.\"' ]+?)\s*=")
 
 
 def _key_lines(source: str) -> dict[str, int]:
-    """Dotted key → the line (1-based) that sets it, for keys set by ``key = value`` lines."""
+    """Dotted key → the line (1-based) that sets it, for keys set by ``key = value`` lines, and
+    table name → the line of its first ``[table]`` / ``[[table]]`` header."""
     out: dict[str, int] = {}
     table = ""
     for n, line in enumerate(source.splitlines(), 1):
         if m := _HEADER.match(line):
             table = m.group(1).replace('"', "").replace("'", "").replace(" ", "")
+            out.setdefault(table, n)
             continue
         if m := _ASSIGN.match(line):
             key = ".".join(p.strip().strip("\"'") for p in m.group(1).split("."))
@@ -270,33 +288,61 @@ def _is_scalar(v: Any) -> bool:
     return isinstance(v, str | int | float | bool)
 
 
-def _axes(tree: Mapping[str, Any], path: Path, prefix: str = "") -> Iterator[Axis]:
+def _kind(v: Any) -> str:
+    """What a TOML value is, for messages: ``an integer (3)``, ``a table``, ``an array``."""
+    if isinstance(v, bool):
+        return f"a boolean ({str(v).lower()})"
+    if isinstance(v, int):
+        return f"an integer ({v})"
+    if isinstance(v, float):
+        return f"a float ({v})"
+    if isinstance(v, str):
+        return f"a string ({json.dumps(v, ensure_ascii=False)[:40]})"
+    if isinstance(v, Mapping):
+        return "a table"
+    if isinstance(v, list):
+        return "an array"
+    return f"a {type(v).__name__}"  # TOML dates and times
+
+
+def _tables(raw: Any, name: str, at: str) -> list[Mapping[str, Any]]:
+    """``raw`` as an array of tables (``[[name]]``), or an error naming what it is instead."""
+    expected = f"`{name}` must be an array of tables ([[{name}]])"
+    if not isinstance(raw, list):
+        raise ExperimentError(f"{at}: {expected}, not {_kind(raw)}")
+    for i, t in enumerate(raw, 1):
+        if not isinstance(t, Mapping):
+            raise ExperimentError(f"{at}: {expected}; its item {i} is {_kind(t)}")
+    return raw
+
+
+def _axes(tree: Mapping[str, Any], path: Path, source: str, prefix: str = "") -> Iterator[Axis]:
     for k, v in tree.items():
         key = f"{prefix}{k}"
         if isinstance(v, Mapping):
-            yield from _axes(v, path, key + ".")
+            yield from _axes(v, path, source, key + ".")
         elif isinstance(v, list):
+            at = _at(path, source, key)
             if not v:
-                raise ExperimentError(f"{path}: axis `{key}` has no values")
-            if not all(_is_scalar(x) for x in v):
-                raise ExperimentError(
-                    f"{path}: axis `{key}`: every value must be a number, string or boolean"
-                )
+                raise ExperimentError(f"{at}: axis `{key}` has no values")
+            for x in v:
+                if not _is_scalar(x):
+                    raise ExperimentError(
+                        f"{at}: axis `{key}`: every value must be a number, string or boolean, not {_kind(x)}"
+                    )
             if len({json.dumps(x) for x in v}) != len(v):
-                raise ExperimentError(f"{path}: axis `{key}` repeats a value")
+                raise ExperimentError(f"{at}: axis `{key}` repeats a value")
             yield Axis(key, tuple(v))
 
 
-def _selectors(raw: Any, what: str, path: Path) -> list[dict[str, Any]]:
+def _selectors(raw: Any, what: str, path: Path, source: str) -> list[dict[str, Any]]:
     if raw is None:
         return []
-    if not isinstance(raw, list) or not all(isinstance(t, Mapping) for t in raw):
-        raise ExperimentError(f"{path}: `{what}` must be an array of tables ([[{what}]])")
     out = []
-    for t in raw:
+    for i, t in enumerate(_tables(raw, what, _at(path, source, what)), 1):
         flat = flatten(t)
         if not flat:
-            raise ExperimentError(f"{path}: an empty [[{what}]] table")
+            raise ExperimentError(f"{_table_at(path, source, what, i)}: an empty [[{what}]] table")
         out.append(flat)
     return out
 
@@ -316,20 +362,20 @@ def _matches(flat: Mapping[str, Any], table: Mapping[str, list[Any]]) -> bool:
 
 def _str(table: Mapping[str, Any], key: str, where: str, path: Path | str, default: str | None = None) -> str:
     v = table.get(key, default)
+    if v is None:
+        raise ExperimentError(f"{path}: {where}: `{key}` is missing (a string is expected)")
     if not isinstance(v, str):
-        raise ExperimentError(f"{path}: {where}: `{key}` must be a string")
+        raise ExperimentError(f"{path}: {where}: `{key}` must be a string, not {_kind(v)}")
     return v
 
 
 def _figures(raw: Any, runs: list[RunSpec], metrics: list[str], path: Path, source: str) -> list[Figure]:
     if raw is None:
         return []
-    if not isinstance(raw, list):
-        raise ExperimentError(f"{path}: `figure` must be an array of tables ([[figure]])")
     keys = set(runs[0].flat)
     out = []
     known = {"name", "title", "x", "y", "series", "facets", "logx", "logy", "units"}
-    for i, t in enumerate(raw, 1):
+    for i, t in enumerate(_tables(raw, "figure", _at(path, source, "figure")), 1):
         where = f"figure {i}"
         at = _table_at(path, source, "figure", i)
         unknown = set(t) - known
@@ -346,20 +392,29 @@ def _figures(raw: Any, runs: list[RunSpec], metrics: list[str], path: Path, sour
             raise ExperimentError(f"{at}: {where}: x `{x}` is neither a configuration key nor a metric")
         for opt in ("series", "facets"):
             v = t.get(opt)
-            if v is not None and (not isinstance(v, str) or v not in keys):
+            if v is not None and not isinstance(v, str):
+                raise ExperimentError(f"{at}: {where}: `{opt}` must be a configuration key, not {_kind(v)}")
+            if v is not None and v not in keys:
                 raise ExperimentError(f"{at}: {where}: {opt} `{v}` is not a configuration key")
         units = t.get("units", "")
+        expected_units = '`units` must be a string or a table { x = "...", y = "..." } of strings'
         if isinstance(units, str):
             xunits, yunits = "", units
         elif isinstance(units, Mapping) and set(units) <= {"x", "y"}:
-            xunits, yunits = str(units.get("x", "")), str(units.get("y", ""))
+            for axis, unit in units.items():
+                if not isinstance(unit, str):
+                    raise ExperimentError(f"{at}: {where}: {expected_units}; `units.{axis}` is {_kind(unit)}")
+            xunits, yunits = units.get("x", ""), units.get("y", "")
         else:
-            raise ExperimentError(
-                f"{at}: {where}: `units` must be a string or a table {{ x = ..., y = ... }}"
+            what = (
+                f"a table with `{sorted(set(units) - {'x', 'y'})[0]}`"
+                if isinstance(units, Mapping)
+                else _kind(units)
             )
+            raise ExperimentError(f"{at}: {where}: {expected_units}, not {what}")
         for flag in ("logx", "logy"):
             if not isinstance(t.get(flag, False), bool):
-                raise ExperimentError(f"{at}: {where}: `{flag}` must be true or false")
+                raise ExperimentError(f"{at}: {where}: `{flag}` must be true or false, not {_kind(t[flag])}")
         out.append(
             Figure(
                 name=name,
@@ -383,12 +438,10 @@ def _claims(raw: Any, exp: Experiment, metrics: list[str]) -> list[Claim]:
     path = exp.path
     if raw is None:
         return []
-    if not isinstance(raw, list):
-        raise ExperimentError(f"{path}: `claim` must be an array of tables ([[claim]])")
     names = [f.name for f in exp.figures]
-    known = {"text", "check", "paper", "figure", "where", "ours"}
+    known = {"text", "check", "paper", "expected", "source", "figure", "where", "ours"}
     out = []
-    for i, t in enumerate(raw, 1):
+    for i, t in enumerate(_tables(raw, "claim", _at(path, exp.source, "claim")), 1):
         label = f"claim {i}"
         at = _table_at(path, exp.source, "claim", i)
         unknown = set(t) - known
@@ -399,23 +452,62 @@ def _claims(raw: Any, exp: Experiment, metrics: list[str]) -> list[Claim]:
         text = _str(t, "text", label, at)
         label = f"claim {i} ({text})"
         check_text = _str(t, "check", label, at)
-        paper = t.get("paper", "")
-        if not _is_scalar(paper):
-            raise ExperimentError(f"{at}: {label}: `paper` must be a number or a string")
+        paper, expected, source = _reference(t, f"{at}: {label}")
         figure = t.get("figure", names[0] if names else None)
+        if figure is not None and not isinstance(figure, str):
+            raise ExperimentError(f"{at}: {label}: `figure` must be a figure's name, not {_kind(figure)}")
         if figure is not None and figure not in names:
             raise ExperimentError(f"{at}: {label}: no figure named `{figure}` (figures: {names})")
-        where = flatten(t.get("where", {}))
+        raw_where = t.get("where", {})
+        if not isinstance(raw_where, Mapping):
+            raise ExperimentError(
+                f"{at}: {label}: `where` must be a table of key = value, e.g. "
+                f'where = {{ "workload.streams" = 16 }}, not {_kind(raw_where)}'
+            )
+        where = flatten(raw_where)
+        for key, value in where.items():
+            if not _is_scalar(value):
+                raise ExperimentError(
+                    f"{at}: {label}: `where` value of `{key}` must be one number, string or boolean, "
+                    f"not {_kind(value)} (over several runs, use mean(), min() or max() in `check`)"
+                )
         ours = t.get("ours")
         if ours is not None and not isinstance(ours, str):
-            raise ExperimentError(f"{at}: {label}: `ours` must be an expression string")
+            raise ExperimentError(f"{at}: {label}: `ours` must be an expression string, not {_kind(ours)}")
         try:
             check = parse_check(check_text, ours)
             bind(check, where, metrics, exp.select)
         except ClaimError as e:
             raise ExperimentError(f"{at}: {label}: {e}") from None
-        out.append(Claim(text, check_text, paper, figure, where, check))
+        except ExperimentError as e:  # a selector's key or value, from Experiment.select
+            raise ExperimentError(f"{at}: {label}: {str(e).removeprefix(f'{path}: ')}") from None
+        out.append(Claim(text, check_text, paper, figure, where, check, expected, source))
     return out
+
+
+def _reference(t: Mapping[str, Any], at: str) -> tuple[Scalar | None, Scalar | None, str | None]:
+    """A claim's ``paper`` (published), or ``expected`` with its ``source`` (not published)."""
+    paper, expected, source = t.get("paper"), t.get("expected"), t.get("source")
+    for key, value in (("paper", paper), ("expected", expected)):
+        if value is not None and not _is_scalar(value):
+            raise ExperimentError(f"{at}: `{key}` must be a number or a string, not {_kind(value)}")
+    if source is not None and not (isinstance(source, str) and source.strip()):
+        raise ExperimentError(f"{at}: `source` must be a non-empty string, not {_kind(source)}")
+    if paper is not None and expected is not None:
+        raise ExperimentError(
+            f"{at}: give `paper` (a published figure) or `expected` (an expectation, with its "
+            "`source`), not both"
+        )
+    if expected is not None and source is None:
+        raise ExperimentError(
+            f"{at}: `expected` needs a `source` saying where the expectation comes from "
+            "(it is not a published figure)"
+        )
+    if source is not None and paper is None and expected is None:
+        raise ExperimentError(
+            f"{at}: `source` names where `paper` or `expected` comes from; neither is given"
+        )
+    return paper, expected, source
 
 
 def load_experiment(path: str | Path) -> Experiment:
@@ -431,22 +523,36 @@ def load_experiment(path: str | Path) -> Experiment:
         raise ExperimentError(f"{path}: TOML syntax error: {e}") from None
     meta = doc.get("experiment", {})
     if not isinstance(meta, Mapping):
-        raise ExperimentError(f"{path}: `experiment` must be a table")
+        raise ExperimentError(
+            f"{_at(path, source, 'experiment')}: `experiment` must be a table, not {_kind(meta)}"
+        )
     unknown_meta = set(meta) - {"name", "title", "description"}
     if unknown_meta:
-        raise ExperimentError(f"{path}: experiment: unknown key `{sorted(unknown_meta)[0]}`")
+        key = sorted(unknown_meta)[0]
+        raise ExperimentError(
+            f"{_at(path, source, 'experiment.' + key)}: experiment: unknown key `{key}` "
+            "(expected name, title, description)"
+        )
     sweep = doc.get("sweep", {})
     if not isinstance(sweep, Mapping) or set(sweep) - {"only", "exclude"}:
-        raise ExperimentError(f"{path}: `sweep` may hold only [[sweep.only]] and [[sweep.exclude]] tables")
+        got = (
+            f"a table with `{sorted(set(sweep) - {'only', 'exclude'})[0]}`"
+            if isinstance(sweep, Mapping)
+            else _kind(sweep)
+        )
+        raise ExperimentError(
+            f"{_at(path, source, 'sweep')}: `sweep` may hold only [[sweep.only]] and [[sweep.exclude]] "
+            f"tables, not {got}"
+        )
     base = {k: v for k, v in doc.items() if k not in RESERVED}
-    axes = list(_axes(base, path))
+    axes = list(_axes(base, path, source))
     runs = _expand(base, axes, sweep, path, source)
-    name = _str(meta, "name", "experiment", path, path.stem)
+    name = _str(meta, "name", "experiment", _at(path, source, "experiment.name"), path.stem)
     exp = Experiment(
         path=path,
         name=name,
-        title=_str(meta, "title", "experiment", path, name),
-        description=_str(meta, "description", "experiment", path, ""),
+        title=_str(meta, "title", "experiment", _at(path, source, "experiment.title"), name),
+        description=_str(meta, "description", "experiment", _at(path, source, "experiment.description"), ""),
         source=source,
         axes=axes,
         runs=runs,
@@ -481,9 +587,12 @@ def _expand(
     for a in axes:
         _set(first, a.key, a.values[0])
     base_json = _resolve(first, path, source, {})
-    only = [_canon_table(t, base_json, path) for t in _selectors(sweep.get("only"), "sweep.only", path)]
+    only = [
+        _canon_table(t, base_json, path) for t in _selectors(sweep.get("only"), "sweep.only", path, source)
+    ]
     exclude = [
-        _canon_table(t, base_json, path) for t in _selectors(sweep.get("exclude"), "sweep.exclude", path)
+        _canon_table(t, base_json, path)
+        for t in _selectors(sweep.get("exclude"), "sweep.exclude", path, source)
     ]
     runs: list[RunSpec] = []
     seen: dict[str, dict[str, Scalar]] = {}

@@ -14,12 +14,17 @@ from __future__ import annotations
 
 import argparse
 import json
-import tomllib
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from prefetchlab._engine import __version__
-from prefetchlab.experiment import Experiment, ExperimentError, load_experiment
+
+if TYPE_CHECKING:
+    from prefetchlab.experiment import Experiment
+
+# The modules behind the subcommands (experiment files, the sweep runner, DuckDB, matplotlib,
+# Dask) are imported by the handler that needs them, so that `prefetchlab run` and `--help`
+# do not pay for them.
 
 EXPERIMENTS_DIR = Path("experiments")
 #: Metrics shown by ``results show`` when the experiment's figures name none.
@@ -28,6 +33,8 @@ DEFAULT_SHOWN = ("bandwidth_mb_s", "latency_mean_ms", "hit_ratio", "disk_request
 
 def find_experiment(arg: str) -> Path:
     """A path, or ``experiments/NAME.toml``."""
+    from prefetchlab.experiment import ExperimentError
+
     path = Path(arg)
     if path.is_file():
         return path
@@ -39,6 +46,10 @@ def find_experiment(arg: str) -> Path:
 
 def all_experiments() -> list[Path]:
     """Every file under experiments/ that is an experiment (has an [experiment] table)."""
+    import tomllib
+
+    from prefetchlab.experiment import ExperimentError
+
     found = []
     for path in sorted(EXPERIMENTS_DIR.glob("*.toml")):
         try:
@@ -64,6 +75,7 @@ def _db(args: argparse.Namespace, exp: Experiment | None) -> Path:
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
+    from prefetchlab.experiment import load_experiment
     from prefetchlab.runner import sweep
 
     exp = load_experiment(args.experiment)
@@ -118,6 +130,7 @@ def _num(v: Any) -> str:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
+    from prefetchlab.experiment import ExperimentError, load_experiment
     from prefetchlab.results import ResultsDB, ResultsError, format_table
 
     exp: Experiment | None
@@ -140,6 +153,7 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def cmd_plot(args: argparse.Namespace) -> int:
+    from prefetchlab.experiment import ExperimentError, load_experiment
     from prefetchlab.plot import draw
     from prefetchlab.results import ResultsDB
 
@@ -154,6 +168,7 @@ def cmd_plot(args: argparse.Namespace) -> int:
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
+    from prefetchlab.experiment import load_experiment
     from prefetchlab.plot import draw
     from prefetchlab.report import ExperimentReport, write_report
     from prefetchlab.results import ResultsDB

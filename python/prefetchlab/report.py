@@ -2,9 +2,11 @@
 
 For each experiment: its title and description, each figure (the PNG inlined as a data URI,
 so the page needs no other file), under it the table of the claims that figure reproduces
-(the claim, the paper's figure, ours, and whether it holds: a claim that does not hold is
-shown in its own colour with the words "does not hold", and a claim whose runs are missing
-says so), and the configuration behind it (the experiment file as written, and the axes).
+(the claim; the reference, labelled "paper" for a published figure or "expected" for an
+expectation that is not one, with its source; ours; and whether it holds: a claim that does
+not hold is shown in its own colour with the words "does not hold", and a claim whose runs
+are missing says so), and the configuration behind it (the experiment file as written, and
+the axes).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from prefetchlab.experiment import ClaimResult, Experiment
+from prefetchlab.experiment import Claim, ClaimResult, Experiment
 from prefetchlab.plot import DrawnFigure
 
 
@@ -39,6 +41,8 @@ th { background: #f2f2f2; }
 td.holds { background: #e3f6e3; color: #145214; font-weight: bold; }
 td.fails { background: #fbe3e3; color: #8a1212; font-weight: bold; }
 td.nodata { background: #f6f0dc; color: #6b5300; font-weight: bold; }
+td.reference .kind { font-weight: bold; }
+td.reference.expected .kind { font-style: italic; color: #5a4a00; }
 code, pre { font-family: ui-monospace, monospace; font-size: 90%; }
 pre { background: #f7f7f7; padding: .8em; overflow-x: auto; }
 .summary td.num { text-align: right; }
@@ -68,6 +72,20 @@ def _status(r: ClaimResult) -> tuple[str, str]:
     return ("holds", "holds") if r.outcome.holds else ("fails", "does not hold")
 
 
+def _reference(c: Claim) -> str:
+    """The reference cell: its kind as a label ("paper" or "expected"), the value, the source."""
+    kind = c.reference_kind
+    if kind is None:
+        return '<td class="reference none">—</td>'
+    value = c.paper if kind == "paper" else c.expected
+    label = "paper" if kind == "paper" else "expected <small>(not a published figure)</small>"
+    source = f'<br><small class="source">source: {_esc(c.source)}</small>' if c.source else ""
+    return (
+        f'<td class="reference {kind}" data-kind="{kind}"><span class="kind">{label}</span>: '
+        f"{_esc(value)}{source}</td>"
+    )
+
+
 def _claim_table(results: Sequence[ClaimResult]) -> str:
     if not results:
         return ""
@@ -77,10 +95,10 @@ def _claim_table(results: Sequence[ClaimResult]) -> str:
         rows.append(
             f'<tr class="claim" data-holds="{str(r.holds).lower()}">'
             f"<td>{_esc(r.claim.text)}<br><code>{_esc(r.claim.check_text)}</code></td>"
-            f"<td>{_esc(r.claim.paper)}</td><td>{_ours(r)}</td>"
+            f"{_reference(r.claim)}<td>{_ours(r)}</td>"
             f'<td class="{cls}">{word}</td></tr>'
         )
-    head = "<tr><th>claim</th><th>paper</th><th>ours</th><th>holds?</th></tr>"
+    head = "<tr><th>claim</th><th>reference</th><th>ours</th><th>holds?</th></tr>"
     return f'<table class="claims">{head}{"".join(rows)}</table>'
 
 
