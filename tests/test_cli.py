@@ -374,9 +374,20 @@ def test_validate_disk_json(cheetah: Path) -> None:
     proc = run_cli(*_validate_args(cheetah), "--json")
     assert proc.returncode == 0, proc.stderr
     v = json.loads(proc.stdout)
-    assert list(v) == ["rms_ms", "mean_sim_ms", "mean_real_ms", "requests", "rms_exact_ms"]
+    assert list(v) == ["rms_ms", "mean_sim_ms", "mean_real_ms", "requests", "rms_exact_ms", "classes"]
     measured = _measured_ms(cheetah / "random.trace")
     assert v["requests"] == len(measured)
+    # the per-class residuals cover the trace: reads + writes, hits + misses
+    n = {c["class"]: c["requests"] for c in v["classes"]}
+    assert n["reads"] + n["writes"] == len(measured)
+    assert n["cache hits"] + n["cache misses"] == len(measured)
+    writes = [
+        float(line.split()[4]) / 1000.0
+        for line in (cheetah / "random.trace").read_text().splitlines()
+        if line.startswith("W")
+    ]
+    by = {c["class"]: c for c in v["classes"]}
+    assert by["writes"]["mean_real_ms"] == pytest.approx(statistics.fmean(writes), rel=1e-9)
     assert v["mean_real_ms"] == pytest.approx(statistics.fmean(measured), rel=1e-9)
     assert v["mean_sim_ms"] > 0
     for key in ("rms_ms", "rms_exact_ms"):
@@ -392,3 +403,10 @@ def test_validate_disk_table(cheetah: Path) -> None:
     assert _row(out, "mean response, measured") == [f"{v['mean_real_ms']:.4f}", "ms"]
     assert _row(out, "requests") == [str(v["requests"])]
     assert "override Enable caching in buffer = 0" in out
+    reads = next(c for c in v["classes"] if c["class"] == "reads")
+    assert _row(out, "reads") == [
+        str(reads["requests"]),
+        f"{reads['mean_sim_ms']:.3f}",
+        f"{reads['mean_real_ms']:.3f}",
+        f"{reads['rms_exact_ms']:.3f}",
+    ]

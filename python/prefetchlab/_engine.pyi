@@ -1,7 +1,7 @@
 """Typed stub of the compiled engine module (crates/prefetchlab-py): conversion only, no logic."""
 
 from collections.abc import Callable
-from typing import Literal, TypedDict
+from typing import Any, Literal, TypedDict
 
 __version__: str
 
@@ -37,6 +37,7 @@ class Validation(TypedDict):
     mean_sim_ms: float
     mean_real_ms: float
     requests: int
+    classes: list[dict[str, Any]]
 
 Format = Literal["toml", "json", "path"]
 

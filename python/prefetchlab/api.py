@@ -167,12 +167,15 @@ def simulate(
 
 def validate_disk(
     spec: str | Path, trace: str | Path, overrides: list[tuple[str, float]] | None = None
-) -> dict[str, float]:
+) -> dict[str, Any]:
     """Replays a DiskSim validation trace on the drive model of ``spec`` (``.parv`` or ``.diskspecs``).
 
     ``overrides`` set DiskSim parameters by name, e.g. ``("Enable caching in
     buffer", 0)``. Returns ``rms_ms``, ``rms_exact_ms``, ``mean_sim_ms``,
-    ``mean_real_ms`` (milliseconds) and ``requests``.
+    ``mean_real_ms`` (milliseconds), ``requests`` and ``classes``: the same
+    comparison per class of request (reads, writes, simulated drive-cache
+    hits and misses, no / short / long seeks), each a dict with ``class``,
+    ``requests``, ``mean_sim_ms``, ``mean_real_ms`` and ``rms_exact_ms``.
     """
     pairs = [(str(name), float(value)) for name, value in (overrides or [])]
     v = _engine.validate_disk(str(spec), str(trace), pairs)
@@ -182,4 +185,5 @@ def validate_disk(
         "mean_sim_ms": v["mean_sim_ms"],
         "mean_real_ms": v["mean_real_ms"],
         "requests": v["requests"],
+        "classes": [dict(c) for c in v["classes"]],
     }

@@ -96,7 +96,7 @@ def _build_parser() -> argparse.ArgumentParser:
     val.add_argument(
         "--json",
         action="store_true",
-        help='print {"rms_ms","mean_sim_ms","mean_real_ms","requests","rms_exact_ms"}',
+        help='print {"rms_ms","mean_sim_ms","mean_real_ms","requests","rms_exact_ms","classes"}',
     )
     register_experiments(sub)  # sweep, results, plot, reproduce
     return parser
@@ -225,7 +225,7 @@ def cmd_validate_disk(args: argparse.Namespace) -> int:
             raise UsageError(f"{p}: no such {what} file")
     v = validate_disk(args.spec, args.trace, overrides)
     if args.json:
-        keys = ("rms_ms", "mean_sim_ms", "mean_real_ms", "requests", "rms_exact_ms")
+        keys = ("rms_ms", "mean_sim_ms", "mean_real_ms", "requests", "rms_exact_ms", "classes")
         print(json.dumps({k: v[k] for k in keys}))
         return 0
     rows = [
@@ -239,6 +239,23 @@ def cmd_validate_disk(args: argparse.Namespace) -> int:
     for name, value in overrides:
         print(f"  override {name} = {value:g}")
     print(render(["figure", "value", "unit"], rows, align="lrl"))
+    print()
+    print("by class of request (simulated class; ms)")
+    class_rows = [
+        [
+            c["class"],
+            str(int(c["requests"])),
+            f"{c['mean_sim_ms']:.3f}",
+            f"{c['mean_real_ms']:.3f}",
+            f"{c['rms_exact_ms']:.3f}",
+        ]
+        for c in v["classes"]
+    ]
+    print(
+        render(
+            ["class", "requests", "mean sim ms", "mean real ms", "rms exact ms"], class_rows, align="lrrrr"
+        )
+    )
     return 0
 
 

@@ -9,7 +9,7 @@ use prefetchlab::{Config, Error};
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict};
+use pyo3::types::{PyBytes, PyDict, PyList};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 
@@ -153,6 +153,17 @@ fn validate_disk<'py>(
     d.set_item("mean_sim_ms", v.mean_sim_ms)?;
     d.set_item("mean_real_ms", v.mean_real_ms)?;
     d.set_item("requests", v.requests)?;
+    let classes = PyList::empty(py);
+    for c in &v.classes {
+        let r = PyDict::new(py);
+        r.set_item("class", c.class)?;
+        r.set_item("requests", c.requests)?;
+        r.set_item("mean_sim_ms", c.mean_sim_ms)?;
+        r.set_item("mean_real_ms", c.mean_real_ms)?;
+        r.set_item("rms_exact_ms", c.rms_exact_ms)?;
+        classes.append(r)?;
+    }
+    d.set_item("classes", classes)?;
     Ok(d)
 }
 

@@ -26,6 +26,31 @@ pub struct Validation {
     pub mean_sim_ms: f64,
     pub mean_real_ms: f64,
     pub requests: u64,
+    /// The same figures per class of request: where the model is off.
+    pub classes: Vec<Residual>,
+}
+
+/// The comparison for one class of requests (reads, writes, drive-cache
+/// hits and misses as simulated, no / short / long seeks).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Residual {
+    pub class: &'static str,
+    pub requests: u64,
+    pub mean_sim_ms: f64,
+    pub mean_real_ms: f64,
+    /// rms over exact quantiles of the class's two samples (ms).
+    pub rms_exact_ms: f64,
+}
+
+/// One replayed request.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Sample {
+    pub sim_ms: f64,
+    pub real_ms: f64,
+    pub write: bool,
+    /// The simulated drive served it whole from its cache.
+    pub hit: bool,
+    pub seek_cyl: u64,
 }
 
 /// One line of a validation trace.
@@ -93,25 +118,71 @@ pub fn validate(spec: &Path, trace: &Path, overrides: &[(String, f64)]) -> Resul
             format!("request {}+{} beyond the drive's {cap} sectors", l.lba, l.sectors),
         ));
     }
+    let cylinders = params.layout.cylinders as u64;
     let mut hdd = Hdd::with_start(params, true, Start::Index, Rng::derive(42, "validate"));
-    let (sim, real) = replay(&mut hdd, &lines);
-    Ok(compare(&sim, &real))
+    let samples = replay_samples(&mut hdd, &lines);
+    let sim: Vec<f64> = samples.iter().map(|s| s.sim_ms).collect();
+    let real: Vec<f64> = samples.iter().map(|s| s.real_ms).collect();
+    let mut v = compare(&sim, &real);
+    v.classes = residuals(&samples, cylinders);
+    Ok(v)
 }
 
 /// Replays the lines on a drive; returns (simulated, measured) access
 /// times in ms.
 pub fn replay(hdd: &mut Hdd, lines: &[TraceLine]) -> (Vec<f64>, Vec<f64>) {
-    let mut sim = Vec::with_capacity(lines.len());
-    let mut real = Vec::with_capacity(lines.len());
+    let s = replay_samples(hdd, lines);
+    (s.iter().map(|x| x.sim_ms).collect(), s.iter().map(|x| x.real_ms).collect())
+}
+
+/// Replays the lines on a drive, request by request.
+pub fn replay_samples(hdd: &mut Hdd, lines: &[TraceLine]) -> Vec<Sample> {
+    let mut out = Vec::with_capacity(lines.len());
     let mut t: u64 = 0;
     for l in lines {
         let req = DiskRequest { lba_sector: l.lba, sectors: l.sectors, write: l.write };
         let s = hdd.service(&req, t);
-        sim.push((s.done_ns - t) as f64 / 1e6);
-        real.push(l.service_us / 1000.0);
+        out.push(Sample {
+            sim_ms: (s.done_ns - t) as f64 / 1e6,
+            real_ms: l.service_us / 1000.0,
+            write: l.write,
+            hit: s.cache_hit,
+            seek_cyl: s.seek_distance_cyl,
+        });
         t = s.done_ns + (l.next_interarrival_us * 1000.0).round() as u64;
     }
-    (sim, real)
+    out
+}
+
+/// The comparison per class: reads, writes, simulated whole cache hits and
+/// misses, no seek, short seeks (under a tenth of the cylinders), long ones.
+pub fn residuals(samples: &[Sample], cylinders: u64) -> Vec<Residual> {
+    let tenth = (cylinders / 10).max(1);
+    type Class<'a> = (&'static str, &'a dyn Fn(&Sample) -> bool);
+    let classes: [Class; 7] = [
+        ("reads", &|s| !s.write),
+        ("writes", &|s| s.write),
+        ("cache hits", &|s| s.hit),
+        ("cache misses", &|s| !s.hit),
+        ("no seek", &|s| !s.hit && s.seek_cyl == 0),
+        ("short seeks", &|s| s.seek_cyl > 0 && s.seek_cyl < tenth),
+        ("long seeks", &|s| s.seek_cyl >= tenth),
+    ];
+    classes
+        .iter()
+        .map(|(class, keep)| {
+            let (sim, real): (Vec<f64>, Vec<f64>) =
+                samples.iter().filter(|s| keep(s)).map(|s| (s.sim_ms, s.real_ms)).unzip();
+            let mean = |v: &[f64]| if v.is_empty() { 0.0 } else { v.iter().sum::<f64>() / v.len() as f64 };
+            Residual {
+                class,
+                requests: sim.len() as u64,
+                mean_sim_ms: mean(&sim),
+                mean_real_ms: mean(&real),
+                rms_exact_ms: rms_exact(&sim, &real),
+            }
+        })
+        .collect()
 }
 
 /// The demerit figures of two samples (ms).
@@ -123,6 +194,7 @@ pub fn compare(sim: &[f64], real: &[f64]) -> Validation {
         mean_sim_ms: mean(sim),
         mean_real_ms: mean(real),
         requests: sim.len() as u64,
+        classes: Vec::new(),
     }
 }
 
