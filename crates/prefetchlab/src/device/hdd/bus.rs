@@ -47,6 +47,16 @@ pub fn send(
     }
     let w = watermark.max(1);
     let x = c.xfer_ns;
+    if x == 0.0 && (c.hold || (w == 1 && c.disconnect_ns == 0.0 && c.reconnect_ns == 0.0)) {
+        // an instant bus that costs nothing to come back to (or never
+        // leaves): each block crosses as it comes in
+        let last = spans.iter().map(|s| s.ready_ns(s.end() - 1)).fold(f64::NEG_INFINITY, f64::max);
+        let first = match connect_ns {
+            Some(t) => t,
+            None => free_ns.max(ready_at(spans, 0, 0, w.min(n) - 1)) + c.reconnect_ns,
+        };
+        return first.max(last);
+    }
     // sent: blocks sent so far; t: when the bus is next free (connected)
     let mut sent = 0u64;
     let mut connected = connect_ns.is_some();
@@ -141,6 +151,14 @@ mod tests {
         // with no overheads and watermark 1 the last block leaves as it comes in
         let z = BusCosts { xfer_ns: 1.0, ..Default::default() };
         assert_eq!(send(&[span(0, 8, 0.0, 10.0)], 8, None, 0.0, 1, &z), 81.0);
+        // an instant bus: the last block crosses the moment it is in
+        let i = BusCosts::default();
+        assert_eq!(send(&[span(0, 8, 0.0, 10.0)], 8, None, 0.0, 1, &i), 80.0);
+        assert_eq!(send(&[span(0, 8, 0.0, 10.0)], 8, Some(95.0), 0.0, 1, &i), 95.0);
+        // holding the bus: reconnect once, at the watermark, then wait
+        let h = BusCosts { reconnect_ns: 5.0, hold: true, ..Default::default() };
+        assert_eq!(send(&[span(0, 8, 0.0, 10.0)], 8, None, 0.0, 4, &h), 80.0);
+        assert_eq!(send(&[span(0, 2, 0.0, 10.0)], 2, None, 0.0, 4, &h), 25.0);
     }
 
     #[test]
