@@ -45,7 +45,12 @@ impl Serialize for Duration {
 struct UnitVisitor {
     parse: fn(&str) -> Result<u64, String>,
     what: &'static str,
+    /// The unit of a bare number, for the message when it does not fit in a `u64`.
+    unit: &'static str,
 }
+
+/// `2^64` as an `f64`: the first whole number that no longer fits in a `u64`.
+const TWO_POW_64: f64 = 18_446_744_073_709_551_616.0;
 
 impl Visitor<'_> for UnitVisitor {
     type Value = u64;
@@ -62,10 +67,12 @@ impl Visitor<'_> for UnitVisitor {
         u64::try_from(v).map_err(|_| E::custom(format!("must be >= 0, got {v}")))
     }
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<u64, E> {
-        if v >= 0.0 && v.fract() == 0.0 {
-            Ok(v as u64)
-        } else {
+        if !(v >= 0.0 && v.fract() == 0.0) {
             Err(E::custom(format!("expected a whole non-negative number, got {v}")))
+        } else if v >= TWO_POW_64 {
+            Err(E::custom(format!("{v} does not fit in 64 bits of {}", self.unit)))
+        } else {
+            Ok(v as u64)
         }
     }
 }
@@ -75,6 +82,7 @@ impl<'de> Deserialize<'de> for Size {
         d.deserialize_any(UnitVisitor {
             parse: crate::units::parse_size,
             what: "a size such as \"128KiB\" or a number of bytes",
+            unit: "bytes",
         })
         .map(Size)
     }
@@ -85,6 +93,7 @@ impl<'de> Deserialize<'de> for Duration {
         d.deserialize_any(UnitVisitor {
             parse: crate::units::parse_duration,
             what: "a duration such as \"5ms\" or a number of nanoseconds",
+            unit: "nanoseconds (the longest is about 584 years)",
         })
         .map(Duration)
     }
