@@ -10,6 +10,7 @@ mod values;
 pub use values::{Duration, Size};
 
 use crate::error::{Error, Result};
+use crate::units::{self, PAGE_BYTES, SECTOR_BYTES};
 use serde::{Deserialize, Serialize};
 
 /// A whole run.
@@ -378,10 +379,30 @@ impl Config {
         serde_json::to_string(self).expect("config serializes")
     }
 
-    /// Checks the values serde cannot: ranges and geometry.
+    /// Checks the values serde cannot: ranges, units and the bounds that keep
+    /// every allocation and every simulated time of a run finite (see the
+    /// `MAX_*` constants). The first value at fault is named by its key.
     pub fn check(&self) -> Result<()> {
+        self.check_array()?;
+        self.check_ssd()?;
+        self.check_host_and_block()?;
+        self.check_readahead()?;
+        self.check_fs()?;
+        self.check_workload()?;
+        for (name, v) in &self.disk.overrides {
+            if !v.is_finite() {
+                return Err(Error::config(
+                    format!("disk.overrides.{}", quote_key(name)),
+                    format!("must be a finite number, got {v}"),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn check_array(&self) -> Result<()> {
         let a = &self.array;
-        if a.strip.0 == 0 || !a.strip.0.is_multiple_of(crate::units::PAGE_BYTES) {
+        if a.strip.0 == 0 || !a.strip.0.is_multiple_of(PAGE_BYTES) {
             return Err(Error::config(
                 "array.strip",
                 format!("must be a positive multiple of 4KiB, got {} bytes", a.strip.0),
@@ -389,10 +410,10 @@ impl Config {
         }
         let (min, max) = match a.layout {
             Layout::Single => (1, 1),
-            Layout::Raid0 => (1, 1024),
-            Layout::Raid5 => (3, 1024),
-            Layout::Raid6 => (4, 1024),
-            Layout::Raid10 => (2, 1024),
+            Layout::Raid0 => (1, MAX_DISKS),
+            Layout::Raid5 => (3, MAX_DISKS),
+            Layout::Raid6 => (4, MAX_DISKS),
+            Layout::Raid10 => (2, MAX_DISKS),
         };
         if a.disks < min || a.disks > max {
             let layout = serde_json::to_string(&a.layout).unwrap_or_default();
@@ -401,38 +422,199 @@ impl Config {
                 format!("layout {layout} needs {min}..={max} disks, got {}", a.disks),
             ));
         }
-        if self.host.memory.0 < crate::units::PAGE_BYTES {
-            return Err(Error::config("host.memory", "must hold at least one 4KiB page"));
+        let c = &self.array_cache;
+        if c.size.0 != 0 && c.size.0 < PAGE_BYTES {
+            return Err(Error::config(
+                "array_cache.size",
+                format!("must be 0 (no array cache) or at least 4KiB, got {} bytes", c.size.0),
+            ));
         }
-        if self.block.nr_requests < 4 {
-            return Err(Error::config("block.nr_requests", "must be at least 4"));
+        if c.size.0 == 0 && c.prefetch != BlockPrefetchPolicy::None {
+            return Err(Error::config(
+                "array_cache.prefetch",
+                "block-level prefetching needs an array cache: set array_cache.size",
+            ));
         }
-        if self.block.max_request.0 < crate::units::PAGE_BYTES {
-            return Err(Error::config("block.max_request", "must be at least 4KiB"));
+        Ok(())
+    }
+
+    /// The whole `[ssd]` table, whatever `disk.kind` is.
+    fn check_ssd(&self) -> Result<()> {
+        let s = &self.ssd;
+        let latency = |key: &str, d: Duration| units::check_latency(d.0).map_err(|m| Error::config(key, m));
+        let bandwidth = |key: &str, b: Size| units::check_bandwidth(b.0).map_err(|m| Error::config(key, m));
+        latency("ssd.read_latency", s.read_latency)?;
+        latency("ssd.write_latency", s.write_latency)?;
+        bandwidth("ssd.read_bandwidth", s.read_bandwidth)?;
+        bandwidth("ssd.write_bandwidth", s.write_bandwidth)?;
+        if s.channels == 0 || s.channels > MAX_SSD_CHANNELS {
+            return Err(Error::config(
+                "ssd.channels",
+                format!("must be 1..={MAX_SSD_CHANNELS}, got {}", s.channels),
+            ));
         }
-        if self.readahead.max.0 < crate::units::PAGE_BYTES && self.readahead.policy != ReadaheadPolicy::None {
-            return Err(Error::config("readahead.max", "must be at least 4KiB (one page)"));
+        if s.capacity.0 < PAGE_BYTES {
+            return Err(Error::config(
+                "ssd.capacity",
+                format!("must be at least 4KiB, got {} bytes", s.capacity.0),
+            ));
+        }
+        Ok(())
+    }
+
+    fn check_host_and_block(&self) -> Result<()> {
+        if self.host.memory.0 < PAGE_BYTES {
+            return Err(Error::config(
+                "host.memory",
+                format!("must hold at least one 4KiB page, got {} bytes", self.host.memory.0),
+            ));
+        }
+        let b = &self.block;
+        if b.nr_requests < 4 || b.nr_requests > MAX_NR_REQUESTS {
+            return Err(Error::config(
+                "block.nr_requests",
+                format!(
+                    "must be 4..={MAX_NR_REQUESTS} (the deepest queue Linux's blk-mq allows), got {}",
+                    b.nr_requests
+                ),
+            ));
+        }
+        let r = b.max_request.0;
+        if !(PAGE_BYTES..=MAX_REQUEST_BYTES).contains(&r) || !r.is_multiple_of(PAGE_BYTES) {
+            return Err(Error::config(
+                "block.max_request",
+                format!("must be a multiple of 4KiB from 4KiB to 1GiB, got {r} bytes"),
+            ));
+        }
+        Ok(())
+    }
+
+    fn check_readahead(&self) -> Result<()> {
+        let max = self.readahead.max.0;
+        if self.readahead.policy != ReadaheadPolicy::None && (max == 0 || !max.is_multiple_of(PAGE_BYTES)) {
+            return Err(Error::config(
+                "readahead.max",
+                format!("must be a positive multiple of 4KiB (whole pages), got {max} bytes"),
+            ));
         }
         if self.seqp.init == 0 {
             return Err(Error::config("seqp.init", "must be at least 1 page"));
         }
+        Ok(())
+    }
+
+    fn check_fs(&self) -> Result<()> {
+        let f = &self.fs;
+        if !(0.0..=1.0).contains(&f.layout_score) {
+            return Err(Error::config(
+                "fs.layout_score",
+                format!("must be a number within 0..=1, got {}", f.layout_score),
+            ));
+        }
+        if !f.file_gap.0.is_multiple_of(PAGE_BYTES) {
+            return Err(Error::config(
+                "fs.file_gap",
+                format!("must be a multiple of 4KiB (whole blocks), got {} bytes", f.file_gap.0),
+            ));
+        }
+        if f.extent_gap.0 == 0 || !f.extent_gap.0.is_multiple_of(PAGE_BYTES) {
+            return Err(Error::config(
+                "fs.extent_gap",
+                format!("must be a positive multiple of 4KiB (whole blocks), got {} bytes", f.extent_gap.0),
+            ));
+        }
+        Ok(())
+    }
+
+    fn check_workload(&self) -> Result<()> {
         let w = &self.workload;
-        if w.streams == 0 {
-            return Err(Error::config("workload.streams", "must be at least 1"));
+        if w.streams == 0 || w.streams > MAX_STREAMS {
+            return Err(Error::config(
+                "workload.streams",
+                format!("must be 1..={MAX_STREAMS}, got {}", w.streams),
+            ));
         }
         if w.record.0 == 0 {
             return Err(Error::config("workload.record", "must be positive"));
         }
+        if w.direct && !w.record.0.is_multiple_of(SECTOR_BYTES) {
+            return Err(Error::config(
+                "workload.record",
+                format!(
+                    "must be a multiple of 512 bytes with workload.direct = true (O_DIRECT), got {} bytes",
+                    w.record.0
+                ),
+            ));
+        }
         if w.file_size.0 < w.record.0 {
-            return Err(Error::config("workload.file_size", "must hold at least one record"));
+            return Err(Error::config(
+                "workload.file_size",
+                format!("must hold at least one record ({} bytes), got {} bytes", w.record.0, w.file_size.0),
+            ));
         }
-        if !(0.0..=1.0).contains(&self.fs.layout_score) {
-            return Err(Error::config("fs.layout_score", "must be within 0..=1"));
+        let total = u128::from(w.file_size.0) * u128::from(w.streams);
+        if total > u128::from(MAX_TOTAL_FILE_BYTES) {
+            return Err(Error::config(
+                "workload.file_size",
+                format!(
+                    "{} streams of {} bytes make {total} bytes of files; at most 4TiB ({MAX_TOTAL_FILE_BYTES} \
+                     bytes) in all",
+                    w.streams, w.file_size.0
+                ),
+            ));
         }
-        if self.disk.kind == DeviceKind::Ssd && self.ssd.channels == 0 {
-            return Err(Error::config("ssd.channels", "must be at least 1"));
+        let records = w.file_size.0.div_ceil(w.record.0);
+        let requests = if w.kind == WorkloadKind::Random && w.requests > 0 { w.requests } else { records };
+        let thinking = u128::from(requests) * u128::from(w.think_time.0);
+        if thinking > u128::from(MAX_SIM_NS) {
+            return Err(Error::config(
+                "workload.think_time",
+                format!(
+                    "{requests} requests per stream × {} ns of think time = {thinking} ns, beyond the \
+                     simulated clock's range ({MAX_SIM_NS} ns, about 146 years)",
+                    w.think_time.0
+                ),
+            ));
         }
         Ok(())
+    }
+}
+
+/// Most member disks of an array (RAID-0, -5, -6, -10).
+pub const MAX_DISKS: u32 = 1024;
+/// Largest `block.nr_requests`: 10240, the deepest queue Linux's blk-mq
+/// allows (`BLK_MQ_MAX_DEPTH`). (A queue is not preallocated at this size: it
+/// grows with the requests it holds.)
+pub const MAX_NR_REQUESTS: u32 = 10240;
+/// Largest `block.max_request`: 1 GiB. Linux caps `max_sectors_kb` at the
+/// device's hardware limit, a few MiB; the engine counts a request's sectors
+/// in 32 bits.
+pub const MAX_REQUEST_BYTES: u64 = 1 << 30;
+/// Most `workload.streams`: 4096, forty times the papers' largest runs. Each
+/// stream has its own file and readahead state, and each disk queue keeps
+/// per-stream statistics for the anticipatory scheduler (about 72 bytes, so
+/// 300 MB at 4096 streams on 1024 disks).
+pub const MAX_STREAMS: u32 = 4096;
+/// Most bytes of files in one run, all streams together: 4 TiB (2^30 pages).
+/// The page cache keeps a 4-byte slot index per file page, 4 GiB at this
+/// bound; ext-style indirect blocks map about as much for one file.
+pub const MAX_TOTAL_FILE_BYTES: u64 = 4 << 40;
+/// Most SSD channels per device: 1024 (real SSDs have 8 to 32).
+pub const MAX_SSD_CHANNELS: u32 = 1024;
+/// The latest simulated time a stream's think times may reach: 2^62 ns
+/// (about 146 years), a quarter of the clock's range, leaving room for the
+/// service times on top.
+pub const MAX_SIM_NS: u64 = 1 << 62;
+
+/// A key segment as it would be written in TOML (and in `--set`): bare when
+/// it is made of `A-Z a-z 0-9 _ -`, else quoted (`"Read hit over. after read"`).
+pub fn quote_key(segment: &str) -> String {
+    let bare =
+        !segment.is_empty() && segment.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+    if bare {
+        segment.to_string()
+    } else {
+        toml::Value::String(segment.to_string()).to_string()
     }
 }
 
@@ -460,30 +642,94 @@ fn toml_error(text: &str, e: &toml::de::Error) -> (usize, String) {
 
 /// Applies one `key.path=value` override. The value is read as a TOML value
 /// when it parses as one, otherwise as a plain string.
+///
+/// The key is a dotted path as in TOML: each part is either bare text (any
+/// characters but `.`, `=` and quotes; spaces are kept inside, so
+/// `disk.overrides.Fast write level=0` works) or a quoted TOML string, which
+/// may hold dots and `=` (`disk.overrides."Read hit over. after read"=0.2`,
+/// or with single quotes for a literal string). The first `=` outside quotes
+/// ends the key.
 pub fn apply_set(tree: &mut toml::Value, set: &str) -> Result<()> {
-    let (key, raw) =
-        set.split_once('=').ok_or_else(|| Error::config(set, "an override must look like key.path=value"))?;
-    let key = key.trim();
+    let (parts, raw) = split_set(set)?;
     let raw = raw.trim();
     let value: toml::Value = toml::from_str::<toml::Table>(&format!("v = {raw}"))
         .ok()
         .and_then(|mut t| t.remove("v"))
         .unwrap_or_else(|| toml::Value::String(raw.to_string()));
-    let parts: Vec<&str> = key.split('.').collect();
-    if parts.iter().any(|p| p.is_empty()) {
-        return Err(Error::config(key, "empty part in key path"));
-    }
+    let dotted = |parts: &[String]| parts.iter().map(|p| quote_key(p)).collect::<Vec<_>>().join(".");
     let mut node = tree;
     for (i, part) in parts.iter().enumerate() {
         let table =
-            node.as_table_mut().ok_or_else(|| Error::config(parts[..i].join("."), "is not a table"))?;
+            node.as_table_mut().ok_or_else(|| Error::config(dotted(&parts[..i]), "is not a table"))?;
         if i + 1 == parts.len() {
-            table.insert(part.to_string(), value);
+            table.insert(part.clone(), value);
             return Ok(());
         }
-        node = table.entry(part.to_string()).or_insert_with(|| toml::Value::Table(Default::default()));
+        node = table.entry(part.clone()).or_insert_with(|| toml::Value::Table(Default::default()));
     }
     Ok(())
+}
+
+/// Splits `KEY=VALUE` into the parts of the key path and the raw value (see
+/// [`apply_set`] for the key syntax).
+fn split_set(set: &str) -> Result<(Vec<String>, &str)> {
+    // What the message names: the text before the first `=` (the whole
+    // override when there is none).
+    let named = set.split('=').next().unwrap_or(set).trim();
+    let bad = |msg: String| Error::config(named, msg);
+    let mut parts = Vec::new();
+    let mut rest = set;
+    loop {
+        let t = rest.trim_start();
+        let (part, after) = if let Some(body) = t.strip_prefix('"') {
+            let mut escaped = false;
+            let close = body.char_indices().find_map(|(i, c)| {
+                let found = !escaped && c == '"';
+                escaped = !escaped && c == '\\';
+                found.then_some(i)
+            });
+            let close = close.ok_or_else(|| bad("unterminated \" in the key".into()))?;
+            let quoted = &t[..close + 2];
+            let part = toml::from_str::<toml::Table>(&format!("k = {quoted}"))
+                .ok()
+                .and_then(|mut k| k.remove("k"))
+                .and_then(|v| v.as_str().map(str::to_string))
+                .ok_or_else(|| bad(format!("bad quoted key part {quoted}: expected a TOML string")))?;
+            (part, &body[close + 1..])
+        } else if let Some(body) = t.strip_prefix('\'') {
+            let close = body.find('\'').ok_or_else(|| bad("unterminated ' in the key".into()))?;
+            (body[..close].to_string(), &body[close + 1..])
+        } else {
+            let end = t.find(['.', '=', '"', '\'']).unwrap_or(t.len());
+            let part = t[..end].trim();
+            if t[end..].starts_with(['"', '\'']) {
+                return Err(bad(format!(
+                    "a quote must start a key part: quote the whole part, as in \
+                     disk.overrides.\"Read hit over. after read\"=0.2 (after `{part}`)"
+                )));
+            }
+            if part.is_empty() {
+                return Err(bad(if end == t.len() && parts.is_empty() {
+                    "an override must look like key.path=value".into()
+                } else {
+                    "empty part in key path".into()
+                }));
+            }
+            (part.to_string(), &t[end..])
+        };
+        parts.push(part);
+        let after = after.trim_start();
+        if let Some(r) = after.strip_prefix('.') {
+            rest = r;
+        } else if let Some(value) = after.strip_prefix('=') {
+            return Ok((parts, value));
+        } else if after.is_empty() {
+            return Err(bad("an override must look like key.path=value".into()));
+        } else {
+            let last = quote_key(parts.last().map_or("", String::as_str));
+            return Err(bad(format!("expected `.` or `=` after the key part {last}")));
+        }
+    }
 }
 
 #[cfg(test)]
@@ -550,6 +796,148 @@ mod tests {
         assert_eq!(c.readahead.max.0, 512 << 10);
         let e = Config::from_toml("", &["nokey".to_string()]).unwrap_err().to_string();
         assert!(e.contains("nokey"), "{e}");
+    }
+
+    /// The message of the error `toml` plus `sets` gives; it must be one line
+    /// naming `key`.
+    fn refused(toml: &str, sets: &[&str], key: &str) -> String {
+        let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+        let e = Config::from_toml(toml, &sets).expect_err("must be refused").to_string();
+        assert!(e.contains(&format!("`{key}`")), "should name {key}: {e}");
+        assert!(!e.contains('\n'), "one line: {e}");
+        e
+    }
+
+    #[test]
+    fn ssd_parameters_that_make_no_sense_are_refused_whatever_the_disk_kind() {
+        for kind in ["hdd", "ssd"] {
+            let t = format!("[disk]\nkind = '{kind}'\n");
+            let e = refused(&t, &["ssd.read_bandwidth=0"], "ssd.read_bandwidth");
+            assert!(e.contains("at least 1000000 bytes per second") && e.contains("got 0"), "{e}");
+            refused(&t, &["ssd.write_bandwidth=250"], "ssd.write_bandwidth");
+            let e = refused(&t, &["ssd.read_latency=2s"], "ssd.read_latency");
+            assert!(e.contains("at most 1s"), "{e}");
+            refused(&t, &["ssd.write_latency=1min"], "ssd.write_latency");
+            let e = refused(&t, &["ssd.channels=0"], "ssd.channels");
+            assert!(e.contains("1..=1024"), "{e}");
+            refused(&t, &["ssd.channels=4000000000"], "ssd.channels");
+            refused(&t, &["ssd.capacity=0"], "ssd.capacity");
+        }
+        let ok = Config::from_toml("[ssd]\nread_bandwidth='1PiB'\nread_latency=0\nchannels=1024", &[]);
+        assert!(ok.is_ok(), "an ideal channel is allowed: {ok:?}");
+    }
+
+    #[test]
+    fn peta_and_exa_sizes_are_accepted_and_beyond_u64_named() {
+        let c = Config::from_toml("[ssd]\ncapacity='2PiB'\n[host]\nmemory='1EiB'", &[]).unwrap();
+        assert_eq!((c.ssd.capacity.0, c.host.memory.0), (2 << 50, 1 << 60));
+        let e = refused("[host]\nmemory='16EiB'", &[], "host.memory");
+        assert!(e.contains("does not fit in 64 bits of bytes"), "{e}");
+        let e = refused("[host]\nmemory=1e20", &[], "host.memory");
+        assert!(e.contains("does not fit in 64 bits of bytes"), "{e}");
+    }
+
+    #[test]
+    fn nr_requests_is_bounded() {
+        let e = refused("[block]\nnr_requests=4000000000", &[], "block.nr_requests");
+        assert!(e.contains("4..=10240") && e.contains("4000000000"), "{e}");
+        refused("", &["block.nr_requests=4e9"], "block.nr_requests");
+        refused("", &["block.nr_requests=10241"], "block.nr_requests");
+        refused("", &["block.nr_requests=3"], "block.nr_requests");
+        assert_eq!(Config::from_toml("[block]\nnr_requests=10240", &[]).unwrap().block.nr_requests, 10240);
+    }
+
+    #[test]
+    fn durations_that_overflow_the_clock_are_refused() {
+        let e = refused("", &["workload.think_time=3e10 s"], "workload.think_time");
+        assert!(e.contains("does not fit in 64 bits of nanoseconds"), "{e}");
+        let e = refused("[workload]\nthink_time=2e19", &[], "workload.think_time");
+        assert!(e.contains("does not fit in 64 bits of nanoseconds"), "{e}");
+        // Fits in u64 but carries a stream past the clock's range: 16 records × 1e18 ns.
+        let e = refused(
+            "[workload]\nthink_time=1e18\nfile_size='64KiB'",
+            &["workload.record=4KiB"],
+            "workload.think_time",
+        );
+        assert!(e.contains("16 requests per stream") && e.contains("146 years"), "{e}");
+        refused("[run]\nduration='99999999999 s'", &[], "run.duration");
+        let c = Config::from_toml("[workload]\nthink_time='1min'\n[run]\nduration='1000 min'", &[]).unwrap();
+        assert_eq!((c.workload.think_time.0, c.run.duration.0), (60_000_000_000, 60_000_000_000_000));
+    }
+
+    #[test]
+    fn other_nonsense_is_named() {
+        let e = refused("", &["fs.layout_score=nan"], "fs.layout_score");
+        assert!(e.contains("got NaN"), "{e}");
+        refused("", &["fs.layout_score=inf"], "fs.layout_score");
+        refused("", &["fs.layout_score=-0.5"], "fs.layout_score");
+        refused("", &["fs.file_gap=1000"], "fs.file_gap");
+        refused("", &["fs.extent_gap=0"], "fs.extent_gap");
+        refused("", &["host.memory=4095"], "host.memory");
+        refused("", &["workload.streams=0"], "workload.streams");
+        let e = refused("", &["workload.streams=4097"], "workload.streams");
+        assert!(e.contains("1..=4096"), "{e}");
+        let e = refused("", &["workload.direct=true", "workload.record=1000"], "workload.record");
+        assert!(e.contains("512"), "{e}");
+        let e = refused("", &["workload.streams=2", "workload.file_size=3TiB"], "workload.file_size");
+        assert!(e.contains("4TiB"), "{e}");
+        let e = refused("", &["readahead.max=6KiB"], "readahead.max");
+        assert!(e.contains("6144"), "{e}");
+        assert!(Config::from_toml("[readahead]\npolicy='none'\nmax=0", &[]).is_ok());
+        refused("", &["block.max_request=6000"], "block.max_request");
+        refused("", &["block.max_request=2GiB"], "block.max_request");
+        refused("", &["array_cache.size=1000"], "array_cache.size");
+        refused("", &["array_cache.prefetch=obl"], "array_cache.prefetch");
+        let e = refused(
+            "[disk.overrides]\n'Read hit over. after read' = nan",
+            &[],
+            "disk.overrides.\"Read hit over. after read\"",
+        );
+        assert!(e.contains("finite"), "{e}");
+    }
+
+    #[test]
+    fn quoted_key_parts_in_sets() {
+        let sets = vec![
+            r#"disk.overrides."Read hit over. after read"=0.2"#.to_string(),
+            "disk.overrides.'Seek. time=x' = 3".to_string(),
+            r#"disk . overrides . "Tab\tin \"name\"" = 1"#.to_string(),
+            "disk.overrides.Fast write level=0".to_string(),
+            r#""workload".streams=2"#.to_string(),
+        ];
+        let c = Config::from_toml("", &sets).unwrap();
+        let o = &c.disk.overrides;
+        assert_eq!(o.get("Read hit over. after read"), Some(&0.2));
+        assert_eq!(o.get("Seek. time=x"), Some(&3.0));
+        assert_eq!(o.get("Tab\tin \"name\""), Some(&1.0));
+        assert_eq!(o.get("Fast write level"), Some(&0.0));
+        assert_eq!(c.workload.streams, 2);
+        for (bad, words) in [
+            (r#"disk.overrides."Read hit=0.2"#, "unterminated \""),
+            ("disk.overrides.'Read hit=0.2", "unterminated '"),
+            (r#"disk.overrides.Read "hit"=0.2"#, "quote the whole part"),
+            (r#"disk.overrides."a"b=1"#, "expected `.` or `=` after the key part a"),
+            (r#"disk.overrides."\q"=1"#, "bad quoted key part"),
+            ("disk..overrides=1", "empty part"),
+            ("disk.overrides.=1", "empty part"),
+            ("=1", "empty part"),
+            (r#"disk.overrides."x""#, "key.path=value"),
+        ] {
+            let e = Config::from_toml("", &[bad.to_string()]).unwrap_err().to_string();
+            assert!(e.contains(words) && !e.contains('\n'), "{bad}: {e}");
+        }
+        let e = Config::from_toml("[array]\ndisks = 2", &["array.disks.x=1".to_string()])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("`array.disks`") && e.contains("not a table"), "{e}");
+    }
+
+    #[test]
+    fn quote_key_quotes_only_what_toml_would() {
+        assert_eq!(quote_key("streams"), "streams");
+        assert_eq!(quote_key("a-b_c9"), "a-b_c9");
+        assert_eq!(quote_key("Read hit over. after read"), "\"Read hit over. after read\"");
+        assert_eq!(quote_key(""), "\"\"");
     }
 
     #[test]
