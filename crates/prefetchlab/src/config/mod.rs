@@ -346,7 +346,7 @@ impl Config {
     pub fn from_json(text: &str, sets: &[String]) -> Result<Config> {
         let json: serde_json::Value =
             serde_json::from_str(text).map_err(|e| Error::config("", format!("bad JSON: {e}")))?;
-        let tree = toml::Value::try_from(json).map_err(|e| Error::config("", format!("{e}")))?;
+        let tree = json_to_toml(json, &mut Vec::new())?;
         Self::from_tree(tree, sets)
     }
 
@@ -365,11 +365,10 @@ impl Config {
         for set in sets {
             apply_set(&mut tree, set)?;
         }
-        let cfg: Config = serde_path_to_error::deserialize(tree).map_err(|e| {
-            let path = e.path().to_string();
-            let key = if path == "." { String::new() } else { path };
-            Error::config(key, one_line(&e.into_inner().to_string()))
-        })?;
+        let cfg: Config = match serde_path_to_error::deserialize(tree.clone()) {
+            Ok(cfg) => cfg,
+            Err(e) => return Err(type_error(&tree, e)),
+        };
         cfg.check()?;
         Ok(cfg)
     }
@@ -389,12 +388,22 @@ impl Config {
         self.check_readahead()?;
         self.check_fs()?;
         self.check_workload()?;
+        if self.disk.model.trim().is_empty() || self.disk.model.chars().any(char::is_control) {
+            return Err(Error::config(
+                "disk.model",
+                format!(
+                    "expected a drive preset name or a path, without control characters, got {}",
+                    quote_key(&self.disk.model)
+                ),
+            ));
+        }
         for (name, v) in &self.disk.overrides {
+            let key = || format!("disk.overrides.{}", quote_key(name));
+            if name.chars().any(char::is_control) {
+                return Err(Error::config(key(), "a DiskSim parameter name has no control characters"));
+            }
             if !v.is_finite() {
-                return Err(Error::config(
-                    format!("disk.overrides.{}", quote_key(name)),
-                    format!("must be a finite number, got {v}"),
-                ));
+                return Err(Error::config(key(), format!("must be a finite number, got {v}")));
             }
         }
         Ok(())
@@ -606,16 +615,116 @@ pub const MAX_SSD_CHANNELS: u32 = 1024;
 /// service times on top.
 pub const MAX_SIM_NS: u64 = 1 << 62;
 
+/// `text` with its control characters escaped (a newline as `\n`), so that a
+/// message quoting it stays on one line.
+fn escape_controls(text: &str) -> String {
+    text.chars()
+        .map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() })
+        .collect()
+}
+
 /// A key segment as it would be written in TOML (and in `--set`): bare when
 /// it is made of `A-Z a-z 0-9 _ -`, else quoted (`"Read hit over. after read"`).
 pub fn quote_key(segment: &str) -> String {
     let bare =
         !segment.is_empty() && segment.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
     if bare {
-        segment.to_string()
-    } else {
-        toml::Value::String(segment.to_string()).to_string()
+        return segment.to_string();
     }
+    // a TOML basic string on one line
+    let mut out = String::from("\"");
+    for c in segment.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if c.is_control() => out.push_str(&format!("\\u{:04X}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// A JSON value as the TOML tree the rest of the loader reads. JSON has what
+/// TOML lacks: `null` (refused, naming its key) and whole numbers beyond
+/// TOML's signed 64 bits, which a resolved configuration holds for sizes of
+/// 8 EiB and more: those become strings of digits, which a size reads as bytes.
+fn json_to_toml(v: serde_json::Value, path: &mut Vec<String>) -> Result<toml::Value> {
+    use serde_json::Value as J;
+    use toml::Value as T;
+    let key = |path: &[String]| path.iter().map(|p| quote_key(p)).collect::<Vec<_>>().join(".");
+    Ok(match v {
+        J::Null => {
+            return Err(Error::config(key(path), "null is not a value (leave the key out for its default)"))
+        }
+        J::Bool(b) => T::Boolean(b),
+        J::Number(n) => match (n.as_i64(), n.as_u64()) {
+            (Some(i), _) => T::Integer(i),
+            (None, Some(u)) => T::String(u.to_string()),
+            _ => T::Float(n.as_f64().unwrap_or(f64::NAN)),
+        },
+        J::String(s) => T::String(s),
+        J::Array(items) => {
+            let mut out = Vec::with_capacity(items.len());
+            for (i, item) in items.into_iter().enumerate() {
+                path.push(i.to_string());
+                out.push(json_to_toml(item, path)?);
+                path.pop();
+            }
+            T::Array(out)
+        }
+        J::Object(map) => {
+            let mut out = toml::Table::new();
+            for (k, item) in map {
+                path.push(k);
+                let value = json_to_toml(item, path)?;
+                out.insert(path.pop().unwrap_or_default(), value);
+            }
+            T::Table(out)
+        }
+    })
+}
+
+/// A value serde refused, as one line naming its key (parts quoted as in
+/// TOML). For a name of the wrong type (`layout = 1`, where toml's own
+/// message says "invalid type: unit variant"), the message lists the names
+/// the key takes instead.
+fn type_error(tree: &toml::Value, e: serde_path_to_error::Error<toml::de::Error>) -> Error {
+    use serde_path_to_error::Segment;
+    let parts: Vec<String> = e
+        .path()
+        .iter()
+        .filter_map(|s| match s {
+            Segment::Map { key } => Some(key.clone()),
+            Segment::Seq { index } => Some(index.to_string()),
+            _ => None,
+        })
+        .collect();
+    let key = parts.iter().map(|p| quote_key(p)).collect::<Vec<_>>().join(".");
+    let mut msg = one_line(&e.into_inner().to_string());
+    if msg.contains("unit variant") || msg.contains("wanted exactly 1 element") {
+        if let Some(names) = names_of(tree, &parts) {
+            msg = format!("expected one of {names}");
+        }
+    }
+    Error::config(key, msg)
+}
+
+/// The names an enum key takes (serde's "`a`, `b`, …"), found by asking serde
+/// about a name no key takes.
+fn names_of(tree: &toml::Value, parts: &[String]) -> Option<String> {
+    let mut probe = tree.clone();
+    let mut node = &mut probe;
+    for p in parts {
+        node = node.as_table_mut()?.get_mut(p)?;
+    }
+    *node = toml::Value::String(String::new());
+    let e = Config::deserialize(probe).err()?.to_string();
+    let (_, names) = e.split_once("expected one of ")?;
+    Some(one_line(names))
 }
 
 /// serde's messages from a TOML tree may end with a context line
@@ -630,10 +739,20 @@ fn one_line(msg: &str) -> String {
 
 /// A TOML syntax error as (1-based line, one-line message).
 fn toml_error(text: &str, e: &toml::de::Error) -> (usize, String) {
-    let msg = one_line(e.message());
-    match e.span() {
-        Some(span) => {
-            let line = text[..span.start.min(text.len())].matches('\n').count() + 1;
+    let mut msg = one_line(e.message());
+    let at = e.span().map(|span| span.start.min(text.len()));
+    if msg.is_empty() {
+        // toml gives no words when the text stops where a value should be
+        msg = match at {
+            Some(at) if text.get(at..).is_some_and(|t| t.trim().is_empty()) => {
+                "expected a value, found the end of the text".into()
+            }
+            _ => "unexpected text".into(),
+        };
+    }
+    match at {
+        Some(at) => {
+            let line = text.as_bytes()[..at].iter().filter(|&&b| b == b'\n').count() + 1;
             (line, format!("TOML syntax error: {msg}"))
         }
         None => (0, format!("TOML syntax error: {msg}")),
@@ -675,8 +794,14 @@ pub fn apply_set(tree: &mut toml::Value, set: &str) -> Result<()> {
 fn split_set(set: &str) -> Result<(Vec<String>, &str)> {
     // What the message names: the text before the first `=` (the whole
     // override when there is none).
-    let named = set.split('=').next().unwrap_or(set).trim();
-    let bad = |msg: String| Error::config(named, msg);
+    let named = escape_controls(set.split('=').next().unwrap_or(set).trim());
+    let bad = |msg: String| {
+        if named.is_empty() {
+            Error::config("", format!("bad --set `{}`: {msg}", escape_controls(set)))
+        } else {
+            Error::config(named.as_str(), msg)
+        }
+    };
     let mut parts = Vec::new();
     let mut rest = set;
     loop {
@@ -694,7 +819,9 @@ fn split_set(set: &str) -> Result<(Vec<String>, &str)> {
                 .ok()
                 .and_then(|mut k| k.remove("k"))
                 .and_then(|v| v.as_str().map(str::to_string))
-                .ok_or_else(|| bad(format!("bad quoted key part {quoted}: expected a TOML string")))?;
+                .ok_or_else(|| {
+                    bad(format!("bad quoted key part {}: expected a TOML string", escape_controls(quoted)))
+                })?;
             (part, &body[close + 1..])
         } else if let Some(body) = t.strip_prefix('\'') {
             let close = body.find('\'').ok_or_else(|| bad("unterminated ' in the key".into()))?;
@@ -705,7 +832,8 @@ fn split_set(set: &str) -> Result<(Vec<String>, &str)> {
             if t[end..].starts_with(['"', '\'']) {
                 return Err(bad(format!(
                     "a quote must start a key part: quote the whole part, as in \
-                     disk.overrides.\"Read hit over. after read\"=0.2 (after `{part}`)"
+                     disk.overrides.\"Read hit over. after read\"=0.2 (after `{}`)",
+                    escape_controls(part)
                 )));
             }
             if part.is_empty() {
@@ -778,9 +906,31 @@ mod tests {
     }
 
     #[test]
+    fn a_name_of_the_wrong_type_lists_the_names() {
+        for v in ["1", "[]", "[1]", "true", "{}", "1979-05-27T07:32:00Z"] {
+            let e = refused(&format!("[array]\nlayout = {v}"), &[], "array.layout");
+            assert!(e.ends_with("expected one of `single`, `raid0`, `raid5`, `raid6`, `raid10`"), "{v}: {e}");
+        }
+        let e = refused("", &["readahead.variant=3.1"], "readahead.variant");
+        assert!(e.contains("`2.6.18`") && e.contains("`3.12`"), "{e}");
+    }
+
+    #[test]
+    fn a_map_key_in_an_error_is_quoted_as_in_toml() {
+        let e = refused(
+            "[disk.overrides]\n'Read hit over. after read' = 'high'",
+            &[],
+            "disk.overrides.\"Read hit over. after read\"",
+        );
+        assert!(e.contains("expected f64"), "{e}");
+    }
+
+    #[test]
     fn syntax_errors_name_the_line() {
         let e = Config::from_toml("[array]\ndisks = 2\nstrip = \n", &[]).unwrap_err().to_string();
         assert!(e.contains("line 3") && !e.contains('\n'), "{e}");
+        let e = Config::from_toml("[output]\nio_log = ", &[]).unwrap_err().to_string();
+        assert_eq!(e, "config: line 2: TOML syntax error: expected a value, found the end of the text");
     }
 
     #[test]
@@ -850,9 +1000,11 @@ mod tests {
     #[test]
     fn durations_that_overflow_the_clock_are_refused() {
         let e = refused("", &["workload.think_time=3e10 s"], "workload.think_time");
-        assert!(e.contains("does not fit in 64 bits of nanoseconds"), "{e}");
+        assert!(e.contains("at most 2^63 - 1 ns, about 292 years"), "{e}");
         let e = refused("[workload]\nthink_time=2e19", &[], "workload.think_time");
-        assert!(e.contains("does not fit in 64 bits of nanoseconds"), "{e}");
+        assert!(e.contains("at most 2^63 - 1 ns"), "{e}");
+        let e = refused("[workload]\nthink_time=9.3e18", &[], "workload.think_time");
+        assert!(e.contains("at most 2^63 - 1 ns"), "{e}");
         // Fits in u64 but carries a stream past the clock's range: 16 records × 1e18 ns.
         let e = refused(
             "[workload]\nthink_time=1e18\nfile_size='64KiB'",
@@ -897,11 +1049,19 @@ mod tests {
     }
 
     #[test]
+    fn control_characters_in_names_are_refused() {
+        let e = refused("[disk]\nmodel = \"multi\\nline\"", &[], "disk.model");
+        assert!(e.contains(r#""multi\nline""#), "{e}");
+        refused("[disk]\nmodel = ' '", &[], "disk.model");
+        refused("[disk.overrides]\n\"a\\tb\" = 1", &[], r#"disk.overrides."a\tb""#);
+    }
+
+    #[test]
     fn quoted_key_parts_in_sets() {
         let sets = vec![
             r#"disk.overrides."Read hit over. after read"=0.2"#.to_string(),
             "disk.overrides.'Seek. time=x' = 3".to_string(),
-            r#"disk . overrides . "Tab\tin \"name\"" = 1"#.to_string(),
+            r#"disk . overrides . "Quote \"name\" \u00e9" = 1"#.to_string(),
             "disk.overrides.Fast write level=0".to_string(),
             r#""workload".streams=2"#.to_string(),
         ];
@@ -909,7 +1069,7 @@ mod tests {
         let o = &c.disk.overrides;
         assert_eq!(o.get("Read hit over. after read"), Some(&0.2));
         assert_eq!(o.get("Seek. time=x"), Some(&3.0));
-        assert_eq!(o.get("Tab\tin \"name\""), Some(&1.0));
+        assert_eq!(o.get("Quote \"name\" é"), Some(&1.0));
         assert_eq!(o.get("Fast write level"), Some(&0.0));
         assert_eq!(c.workload.streams, 2);
         for (bad, words) in [
@@ -938,6 +1098,41 @@ mod tests {
         assert_eq!(quote_key("a-b_c9"), "a-b_c9");
         assert_eq!(quote_key("Read hit over. after read"), "\"Read hit over. after read\"");
         assert_eq!(quote_key(""), "\"\"");
+        let odd = "a\"b\\c\nd\u{7}é";
+        let quoted = quote_key(odd);
+        assert_eq!(quoted, r#""a\"b\\c\nd\u0007é""#);
+        // what it writes reads back as the same key, in TOML and in --set
+        let t: toml::Table = toml::from_str(&format!("{quoted} = 1")).unwrap();
+        assert!(t.contains_key(odd));
+        let mut tree = toml::Value::Table(Default::default());
+        apply_set(&mut tree, &format!("disk.overrides.{quoted}=1")).unwrap();
+        assert_eq!(tree["disk"]["overrides"][odd].as_integer(), Some(1));
+    }
+
+    #[test]
+    fn json_round_trip_of_sizes_beyond_toml_integers() {
+        let c = Config::from_toml("[host]\nmemory = '18446744073709551615'\n[ssd]\ncapacity = '9EiB'", &[])
+            .unwrap();
+        assert_eq!((c.host.memory.0, c.ssd.capacity.0), (u64::MAX, 9 << 60));
+        assert_eq!(Config::from_json(&c.to_json(), &[]).unwrap(), c);
+    }
+
+    #[test]
+    fn json_null_and_big_plain_integers_are_named() {
+        let e = Config::from_json(r#"{"run": {"seed": null}}"#, &[]).unwrap_err().to_string();
+        assert!(e.contains("`run.seed`") && e.contains("null"), "{e}");
+        let e = Config::from_json(r#"{"run": {"seed": 18446744073709551615}}"#, &[]).unwrap_err().to_string();
+        assert!(e.contains("`run.seed`"), "{e}");
+        let e =
+            Config::from_json(r#"{"run": {"duration": 18446744073709551615}}"#, &[]).unwrap_err().to_string();
+        assert!(e.contains("`run.duration`") && e.contains("292 years"), "{e}");
+    }
+
+    #[test]
+    fn json_round_trip_of_floats_is_exact() {
+        // found by fuzz_config: serde_json's default float parser is off by an ulp here
+        let c = Config::from_toml("", &[r#"disk.overrides."a=b"=9.807340587455159e17"#.into()]).unwrap();
+        assert_eq!(Config::from_json(&c.to_json(), &[]).unwrap(), c);
     }
 
     #[test]
