@@ -56,7 +56,7 @@ REFUSED: dict[str, tuple[list[str], tuple[str, ...]]] = {
         ["workload.direct=true", "workload.record=1000"],
         ("`workload.record`", "512"),
     ),
-    "too much file data": (["workload.file_size=2TiB"], ("`workload.file_size`", "4TiB")),
+    "too much file data": (["workload.file_size=400GiB"], ("`workload.file_size`", "1TiB")),
     "file gap not in blocks": (["fs.file_gap=1000"], ("`fs.file_gap`",)),
     "extent gap of 0": (["fs.extent_gap=0"], ("`fs.extent_gap`",)),
     "NaN DiskSim override": (

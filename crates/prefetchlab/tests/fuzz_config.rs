@@ -429,16 +429,19 @@ fn fuzz_plumbing_is_deterministic_and_reports_failures() {
     let a = generate(&mut Gen::new(7, "config", 11), &keys, &seeds);
     let b = generate(&mut Gen::new(7, "config", 11), &keys, &seeds);
     assert_eq!((&a.toml, &a.sets), (&b.toml, &b.sets));
-    let failed = std::panic::catch_unwind(|| {
-        let st = fuzz::Settings { seed: 1, cases: 5, only_case: None };
-        fuzz::run_with(
-            "config",
-            st,
-            |g| g.below(10),
-            |&n| if n < 100 { Err("always".into()) } else { Ok(()) },
-        )
-    });
+    let st = fuzz::Settings { seed: 1, cases: 5, only_case: None };
+    let failed = fuzz::run_with(
+        "config",
+        st,
+        |g| g.below(10),
+        |&n| if n < 100 { Err("always".into()) } else { Ok(()) },
+    );
     let msg = failed.expect_err("a failing property must fail the run");
-    let msg = msg.downcast_ref::<String>().cloned().unwrap_or_default();
     assert!(msg.contains("case 0") && msg.contains("PREFETCHLAB_FUZZ_CASE=0"), "{msg}");
+    // a panic in the property is caught and reported like a failure
+    let st = fuzz::Settings { seed: 1, cases: 5, only_case: Some(3) };
+    let failed =
+        fuzz::run_with("config", st, |g| g.below(10), |_| panic!("expected panic of the plumbing test"));
+    let msg = failed.expect_err("a panicking property must fail the run");
+    assert!(msg.contains("case 3: panicked: expected panic of the plumbing test"), "{msg}");
 }

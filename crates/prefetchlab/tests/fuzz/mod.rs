@@ -142,16 +142,19 @@ pub fn run<I: Debug>(
     generate: impl FnMut(&mut Gen) -> I,
     property: impl Fn(&I) -> Result<(), String>,
 ) {
-    run_with(target, settings(default_cases), generate, property);
+    if let Err(report) = run_with(target, settings(default_cases), generate, property) {
+        panic!("{report}");
+    }
 }
 
-/// [`run`] with explicit settings instead of the environment's.
+/// [`run`] with explicit settings instead of the environment's; the report of
+/// the first failing case is returned rather than raised.
 pub fn run_with<I: Debug>(
     target: &str,
     st: Settings,
     mut generate: impl FnMut(&mut Gen) -> I,
     property: impl Fn(&I) -> Result<(), String>,
-) {
+) -> Result<(), String> {
     let cases: Box<dyn Iterator<Item = u64>> = match st.only_case {
         Some(c) => Box::new(std::iter::once(c)),
         None => Box::new(0..st.cases),
@@ -176,16 +179,17 @@ pub fn run_with<I: Debug>(
             )),
         };
         if let Some(msg) = failure {
-            panic!(
+            return Err(format!(
                 "fuzz target `{target}`, seed {seed}, case {case}: {msg}\ninput: {input:#?}\nreplay: \
                  PREFETCHLAB_FUZZ_SEED={seed} PREFETCHLAB_FUZZ_CASE={case} cargo test --release -p prefetchlab \
                  --test fuzz_{target}",
                 seed = st.seed
-            );
+            ));
         }
         ran += 1;
     }
     eprintln!("fuzz target `{target}`: {ran} cases from seed {} passed", st.seed);
+    Ok(())
 }
 
 /// `Ok` when an error message is one non-empty line with no sign of a bug;
