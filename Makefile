@@ -8,7 +8,7 @@ PY     := $(VENV)/bin/python
 PIP    := $(VENV)/bin/pip
 STAMP  := $(VENV)/.deps-stamp
 
-.PHONY: demo test build venv lint rust-test py-test bench clean browser reproduce
+.PHONY: demo test build venv lint rust-test py-test bench clean browser reproduce fuzz
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -54,6 +54,15 @@ lint: $(STAMP)
 	$(VENV)/bin/mypy
 
 test: rust-test py-test
+
+# Long fuzzing of every crates/prefetchlab/tests/fuzz_*.rs target (make test runs
+# each briefly): FUZZ_CASES cases per target from seed FUZZ_SEED; a failure prints
+# the input and the command that replays it.
+FUZZ_CASES ?= 2000000
+FUZZ_SEED  ?= 1
+fuzz:
+	PREFETCHLAB_FUZZ_CASES=$(FUZZ_CASES) PREFETCHLAB_FUZZ_SEED=$(FUZZ_SEED) \
+		cargo test --release -p prefetchlab --test 'fuzz_*' -- --nocapture
 
 bench: build
 	$(PY) benches/speed.py

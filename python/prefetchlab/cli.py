@@ -64,7 +64,11 @@ def _build_parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help="override a key, e.g. --set array.disks=4 --set readahead.max=512KiB (repeatable)",
+        help=(
+            "override a key, e.g. --set array.disks=4 --set readahead.max=512KiB (repeatable); "
+            "quote a key part that holds dots, as in TOML: "
+            "--set 'disk.overrides.\"Read hit over. after read\"=0.2'"
+        ),
     )
     run.add_argument(
         "--json",

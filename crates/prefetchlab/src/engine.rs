@@ -207,6 +207,7 @@ struct Engine {
 
 impl Engine {
     fn build(cfg: &Config) -> Result<(Engine, Vec<Box<dyn Readahead>>)> {
+        cfg.check()?; // a Config built in Rust, not read, has not been checked yet
         let disks = cfg.array.disks;
         let mut devices = Vec::with_capacity(disks as usize);
         for d in 0..disks {

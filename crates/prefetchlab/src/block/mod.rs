@@ -20,6 +20,10 @@ use sched::{Head, Pick, Queued, Scheduler};
 
 pub const NONE: u32 = u32::MAX;
 
+/// Pending-request slots a disk queue allocates up front (Linux's default
+/// `nr_requests`); a deeper queue grows when it fills.
+const PREALLOCATED_REQUESTS: u32 = 128;
+
 /// One request in a disk queue or in service: the parts it carries are a
 /// linked list in the part slab.
 #[derive(Debug, Clone, Copy)]
@@ -125,7 +129,9 @@ impl BlockLayer {
         let queues = scheds
             .into_iter()
             .map(|sched| DiskQueue {
-                pending: Vec::with_capacity(nr as usize),
+                // grows with the requests it holds: nr_requests may be up to
+                // config::MAX_NR_REQUESTS on each of 1024 disks
+                pending: Vec::with_capacity(nr.min(PREALLOCATED_REQUESTS) as usize),
                 in_service: 0,
                 congested: false,
                 on_threshold: nr - nr / 8 + 1,

@@ -10,6 +10,7 @@ mod values;
 pub use values::{Duration, Size};
 
 use crate::error::{Error, Result};
+use crate::units::{self, PAGE_BYTES, SECTOR_BYTES};
 use serde::{Deserialize, Serialize};
 
 /// A whole run.
@@ -349,7 +350,7 @@ impl Config {
     pub fn from_json(text: &str, sets: &[String]) -> Result<Config> {
         let json: serde_json::Value =
             serde_json::from_str(text).map_err(|e| Error::config("", format!("bad JSON: {e}")))?;
-        let tree = toml::Value::try_from(json).map_err(|e| Error::config("", format!("{e}")))?;
+        let tree = json_to_toml(json, &mut Vec::new())?;
         Self::from_tree(tree, sets)
     }
 
@@ -368,11 +369,10 @@ impl Config {
         for set in sets {
             apply_set(&mut tree, set)?;
         }
-        let cfg: Config = serde_path_to_error::deserialize(tree).map_err(|e| {
-            let path = e.path().to_string();
-            let key = if path == "." { String::new() } else { path };
-            Error::config(key, one_line(&e.into_inner().to_string()))
-        })?;
+        let cfg: Config = match serde_path_to_error::deserialize(tree.clone()) {
+            Ok(cfg) => cfg,
+            Err(e) => return Err(type_error(&tree, e)),
+        };
         cfg.check()?;
         Ok(cfg)
     }
@@ -382,10 +382,40 @@ impl Config {
         serde_json::to_string(self).expect("config serializes")
     }
 
-    /// Checks the values serde cannot: ranges and geometry.
+    /// Checks the values serde cannot: ranges, units and the bounds that keep
+    /// every allocation and every simulated time of a run finite (see the
+    /// `MAX_*` constants). The first value at fault is named by its key.
     pub fn check(&self) -> Result<()> {
+        self.check_array()?;
+        self.check_ssd()?;
+        self.check_host_and_block()?;
+        self.check_readahead()?;
+        self.check_fs()?;
+        self.check_workload()?;
+        if self.disk.model.trim().is_empty() || self.disk.model.chars().any(char::is_control) {
+            return Err(Error::config(
+                "disk.model",
+                format!(
+                    "expected a drive preset name or a path, without control characters, got {}",
+                    quote_key(&self.disk.model)
+                ),
+            ));
+        }
+        for (name, v) in &self.disk.overrides {
+            let key = || format!("disk.overrides.{}", quote_key(name));
+            if name.chars().any(char::is_control) {
+                return Err(Error::config(key(), "a DiskSim parameter name has no control characters"));
+            }
+            if !v.is_finite() {
+                return Err(Error::config(key(), format!("must be a finite number, got {v}")));
+            }
+        }
+        Ok(())
+    }
+
+    fn check_array(&self) -> Result<()> {
         let a = &self.array;
-        if a.strip.0 == 0 || !a.strip.0.is_multiple_of(crate::units::PAGE_BYTES) {
+        if a.strip.0 == 0 || !a.strip.0.is_multiple_of(PAGE_BYTES) {
             return Err(Error::config(
                 "array.strip",
                 format!("must be a positive multiple of 4KiB, got {} bytes", a.strip.0),
@@ -393,10 +423,10 @@ impl Config {
         }
         let (min, max) = match a.layout {
             Layout::Single => (1, 1),
-            Layout::Raid0 => (1, 1024),
-            Layout::Raid5 => (3, 1024),
-            Layout::Raid6 => (4, 1024),
-            Layout::Raid10 => (2, 1024),
+            Layout::Raid0 => (1, MAX_DISKS),
+            Layout::Raid5 => (3, MAX_DISKS),
+            Layout::Raid6 => (4, MAX_DISKS),
+            Layout::Raid10 => (2, MAX_DISKS),
         };
         if a.disks < min || a.disks > max {
             let layout = serde_json::to_string(&a.layout).unwrap_or_default();
@@ -405,39 +435,301 @@ impl Config {
                 format!("layout {layout} needs {min}..={max} disks, got {}", a.disks),
             ));
         }
-        if self.host.memory.0 < crate::units::PAGE_BYTES {
-            return Err(Error::config("host.memory", "must hold at least one 4KiB page"));
+        let c = &self.array_cache;
+        if c.size.0 != 0 && c.size.0 < PAGE_BYTES {
+            return Err(Error::config(
+                "array_cache.size",
+                format!("must be 0 (no array cache) or at least 4KiB, got {} bytes", c.size.0),
+            ));
         }
-        if self.block.nr_requests < 4 {
-            return Err(Error::config("block.nr_requests", "must be at least 4"));
+        if c.size.0 == 0 && c.prefetch != BlockPrefetchPolicy::None {
+            return Err(Error::config(
+                "array_cache.prefetch",
+                "block-level prefetching needs an array cache: set array_cache.size",
+            ));
         }
-        if self.block.max_request.0 < crate::units::PAGE_BYTES {
-            return Err(Error::config("block.max_request", "must be at least 4KiB"));
+        Ok(())
+    }
+
+    /// The whole `[ssd]` table, whatever `disk.kind` is.
+    fn check_ssd(&self) -> Result<()> {
+        let s = &self.ssd;
+        let latency = |key: &str, d: Duration| units::check_latency(d.0).map_err(|m| Error::config(key, m));
+        let bandwidth = |key: &str, b: Size| units::check_bandwidth(b.0).map_err(|m| Error::config(key, m));
+        latency("ssd.read_latency", s.read_latency)?;
+        latency("ssd.write_latency", s.write_latency)?;
+        bandwidth("ssd.read_bandwidth", s.read_bandwidth)?;
+        bandwidth("ssd.write_bandwidth", s.write_bandwidth)?;
+        if s.channels == 0 || s.channels > MAX_SSD_CHANNELS {
+            return Err(Error::config(
+                "ssd.channels",
+                format!("must be 1..={MAX_SSD_CHANNELS}, got {}", s.channels),
+            ));
         }
-        if self.readahead.max.0 < crate::units::PAGE_BYTES && self.readahead.policy != ReadaheadPolicy::None {
-            return Err(Error::config("readahead.max", "must be at least 4KiB (one page)"));
+        if s.capacity.0 < PAGE_BYTES {
+            return Err(Error::config(
+                "ssd.capacity",
+                format!("must be at least 4KiB, got {} bytes", s.capacity.0),
+            ));
+        }
+        Ok(())
+    }
+
+    fn check_host_and_block(&self) -> Result<()> {
+        if self.host.memory.0 < PAGE_BYTES {
+            return Err(Error::config(
+                "host.memory",
+                format!("must hold at least one 4KiB page, got {} bytes", self.host.memory.0),
+            ));
+        }
+        let b = &self.block;
+        if b.nr_requests < 4 || b.nr_requests > MAX_NR_REQUESTS {
+            return Err(Error::config(
+                "block.nr_requests",
+                format!(
+                    "must be 4..={MAX_NR_REQUESTS} (the deepest queue Linux's blk-mq allows), got {}",
+                    b.nr_requests
+                ),
+            ));
+        }
+        let r = b.max_request.0;
+        if !(PAGE_BYTES..=MAX_REQUEST_BYTES).contains(&r) || !r.is_multiple_of(PAGE_BYTES) {
+            return Err(Error::config(
+                "block.max_request",
+                format!("must be a multiple of 4KiB from 4KiB to 1GiB, got {r} bytes"),
+            ));
+        }
+        Ok(())
+    }
+
+    fn check_readahead(&self) -> Result<()> {
+        let max = self.readahead.max.0;
+        if self.readahead.policy != ReadaheadPolicy::None && (max == 0 || !max.is_multiple_of(PAGE_BYTES)) {
+            return Err(Error::config(
+                "readahead.max",
+                format!("must be a positive multiple of 4KiB (whole pages), got {max} bytes"),
+            ));
         }
         if self.seqp.init == 0 {
             return Err(Error::config("seqp.init", "must be at least 1 page"));
         }
+        Ok(())
+    }
+
+    fn check_fs(&self) -> Result<()> {
+        let f = &self.fs;
+        if !(0.0..=1.0).contains(&f.layout_score) {
+            return Err(Error::config(
+                "fs.layout_score",
+                format!("must be a number within 0..=1, got {}", f.layout_score),
+            ));
+        }
+        if !f.file_gap.0.is_multiple_of(PAGE_BYTES) {
+            return Err(Error::config(
+                "fs.file_gap",
+                format!("must be a multiple of 4KiB (whole blocks), got {} bytes", f.file_gap.0),
+            ));
+        }
+        if f.extent_gap.0 == 0 || !f.extent_gap.0.is_multiple_of(PAGE_BYTES) {
+            return Err(Error::config(
+                "fs.extent_gap",
+                format!("must be a positive multiple of 4KiB (whole blocks), got {} bytes", f.extent_gap.0),
+            ));
+        }
+        Ok(())
+    }
+
+    fn check_workload(&self) -> Result<()> {
         let w = &self.workload;
-        if w.streams == 0 {
-            return Err(Error::config("workload.streams", "must be at least 1"));
+        if w.streams == 0 || w.streams > MAX_STREAMS {
+            return Err(Error::config(
+                "workload.streams",
+                format!("must be 1..={MAX_STREAMS}, got {}", w.streams),
+            ));
         }
         if w.record.0 == 0 {
             return Err(Error::config("workload.record", "must be positive"));
         }
+        if w.direct && !w.record.0.is_multiple_of(SECTOR_BYTES) {
+            return Err(Error::config(
+                "workload.record",
+                format!(
+                    "must be a multiple of 512 bytes with workload.direct = true (O_DIRECT), got {} bytes",
+                    w.record.0
+                ),
+            ));
+        }
         if w.file_size.0 < w.record.0 {
-            return Err(Error::config("workload.file_size", "must hold at least one record"));
+            return Err(Error::config(
+                "workload.file_size",
+                format!("must hold at least one record ({} bytes), got {} bytes", w.record.0, w.file_size.0),
+            ));
         }
-        if !(0.0..=1.0).contains(&self.fs.layout_score) {
-            return Err(Error::config("fs.layout_score", "must be within 0..=1"));
+        let total = u128::from(w.file_size.0) * u128::from(w.streams);
+        if total > u128::from(MAX_TOTAL_FILE_BYTES) {
+            return Err(Error::config(
+                "workload.file_size",
+                format!(
+                    "{} streams of {} bytes make {total} bytes of files; at most 1TiB ({MAX_TOTAL_FILE_BYTES} \
+                     bytes) in all",
+                    w.streams, w.file_size.0
+                ),
+            ));
         }
-        if self.disk.kind == DeviceKind::Ssd && self.ssd.channels == 0 {
-            return Err(Error::config("ssd.channels", "must be at least 1"));
+        let records = w.file_size.0.div_ceil(w.record.0);
+        let requests = if w.kind == WorkloadKind::Random && w.requests > 0 { w.requests } else { records };
+        let thinking = u128::from(requests) * u128::from(w.think_time.0);
+        if thinking > u128::from(MAX_SIM_NS) {
+            return Err(Error::config(
+                "workload.think_time",
+                format!(
+                    "{requests} requests per stream × {} ns of think time = {thinking} ns, beyond the \
+                     simulated clock's range ({MAX_SIM_NS} ns, about 146 years)",
+                    w.think_time.0
+                ),
+            ));
         }
         Ok(())
     }
+}
+
+/// Most member disks of an array (RAID-0, -5, -6, -10).
+pub const MAX_DISKS: u32 = 1024;
+/// Largest `block.nr_requests`: 10240, the deepest queue Linux's blk-mq
+/// allows (`BLK_MQ_MAX_DEPTH`). (A queue is not preallocated at this size: it
+/// grows with the requests it holds.)
+pub const MAX_NR_REQUESTS: u32 = 10240;
+/// Largest `block.max_request`: 1 GiB. Linux caps `max_sectors_kb` at the
+/// device's hardware limit, a few MiB; the engine counts a request's sectors
+/// in 32 bits.
+pub const MAX_REQUEST_BYTES: u64 = 1 << 30;
+/// Most `workload.streams`: 4096, forty times the papers' largest runs. Each
+/// stream has its own file and readahead state, and each disk queue keeps
+/// per-stream statistics for the anticipatory scheduler (about 72 bytes, so
+/// 300 MB at 4096 streams on 1024 disks).
+pub const MAX_STREAMS: u32 = 4096;
+/// Most bytes of files in one run, all streams together: 1 TiB (2^28 pages),
+/// more than the arrays of the papers hold. The page cache keeps a 4-byte
+/// slot index per file page (1 GiB at this bound) and a fragmented layout up
+/// to 16 bytes per extent; a sparser index would lift this bound.
+pub const MAX_TOTAL_FILE_BYTES: u64 = 1 << 40;
+/// Most SSD channels per device: 1024 (real SSDs have 8 to 32).
+pub const MAX_SSD_CHANNELS: u32 = 1024;
+/// The latest simulated time a stream's think times may reach: 2^62 ns
+/// (about 146 years), a quarter of the clock's range, leaving room for the
+/// service times on top.
+pub const MAX_SIM_NS: u64 = 1 << 62;
+
+/// `text` with its control characters escaped (a newline as `\n`), so that a
+/// message quoting it stays on one line.
+fn escape_controls(text: &str) -> String {
+    text.chars()
+        .map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() })
+        .collect()
+}
+
+/// A key segment as it would be written in TOML (and in `--set`): bare when
+/// it is made of `A-Z a-z 0-9 _ -`, else quoted (`"Read hit over. after read"`).
+pub fn quote_key(segment: &str) -> String {
+    let bare =
+        !segment.is_empty() && segment.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+    if bare {
+        return segment.to_string();
+    }
+    // a TOML basic string on one line
+    let mut out = String::from("\"");
+    for c in segment.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if c.is_control() => out.push_str(&format!("\\u{:04X}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// A JSON value as the TOML tree the rest of the loader reads. JSON has what
+/// TOML lacks: `null` (refused, naming its key) and whole numbers beyond
+/// TOML's signed 64 bits, which a resolved configuration holds for sizes of
+/// 8 EiB and more: those become strings of digits, which a size reads as bytes.
+fn json_to_toml(v: serde_json::Value, path: &mut Vec<String>) -> Result<toml::Value> {
+    use serde_json::Value as J;
+    use toml::Value as T;
+    let key = |path: &[String]| path.iter().map(|p| quote_key(p)).collect::<Vec<_>>().join(".");
+    Ok(match v {
+        J::Null => {
+            return Err(Error::config(key(path), "null is not a value (leave the key out for its default)"))
+        }
+        J::Bool(b) => T::Boolean(b),
+        J::Number(n) => match (n.as_i64(), n.as_u64()) {
+            (Some(i), _) => T::Integer(i),
+            (None, Some(u)) => T::String(u.to_string()),
+            _ => T::Float(n.as_f64().unwrap_or(f64::NAN)),
+        },
+        J::String(s) => T::String(s),
+        J::Array(items) => {
+            let mut out = Vec::with_capacity(items.len());
+            for (i, item) in items.into_iter().enumerate() {
+                path.push(i.to_string());
+                out.push(json_to_toml(item, path)?);
+                path.pop();
+            }
+            T::Array(out)
+        }
+        J::Object(map) => {
+            let mut out = toml::Table::new();
+            for (k, item) in map {
+                path.push(k);
+                let value = json_to_toml(item, path)?;
+                out.insert(path.pop().unwrap_or_default(), value);
+            }
+            T::Table(out)
+        }
+    })
+}
+
+/// A value serde refused, as one line naming its key (parts quoted as in
+/// TOML). For a name of the wrong type (`layout = 1`, where toml's own
+/// message says "invalid type: unit variant"), the message lists the names
+/// the key takes instead.
+fn type_error(tree: &toml::Value, e: serde_path_to_error::Error<toml::de::Error>) -> Error {
+    use serde_path_to_error::Segment;
+    let parts: Vec<String> = e
+        .path()
+        .iter()
+        .filter_map(|s| match s {
+            Segment::Map { key } => Some(key.clone()),
+            Segment::Seq { index } => Some(index.to_string()),
+            _ => None,
+        })
+        .collect();
+    let key = parts.iter().map(|p| quote_key(p)).collect::<Vec<_>>().join(".");
+    let mut msg = one_line(&e.into_inner().to_string());
+    if msg.contains("unit variant") || msg.contains("wanted exactly 1 element") {
+        if let Some(names) = names_of(tree, &parts) {
+            msg = format!("expected one of {names}");
+        }
+    }
+    Error::config(key, msg)
+}
+
+/// The names an enum key takes (serde's "`a`, `b`, …"), found by asking serde
+/// about a name no key takes.
+fn names_of(tree: &toml::Value, parts: &[String]) -> Option<String> {
+    let mut probe = tree.clone();
+    let mut node = &mut probe;
+    for p in parts {
+        node = node.as_table_mut()?.get_mut(p)?;
+    }
+    *node = toml::Value::String(String::new());
+    let e = Config::deserialize(probe).err()?.to_string();
+    let (_, names) = e.split_once("expected one of ")?;
+    Some(one_line(names))
 }
 
 /// serde's messages from a TOML tree may end with a context line
@@ -452,10 +744,20 @@ fn one_line(msg: &str) -> String {
 
 /// A TOML syntax error as (1-based line, one-line message).
 fn toml_error(text: &str, e: &toml::de::Error) -> (usize, String) {
-    let msg = one_line(e.message());
-    match e.span() {
-        Some(span) => {
-            let line = text[..span.start.min(text.len())].matches('\n').count() + 1;
+    let mut msg = one_line(e.message());
+    let at = e.span().map(|span| span.start.min(text.len()));
+    if msg.is_empty() {
+        // toml gives no words when the text stops where a value should be
+        msg = match at {
+            Some(at) if text.get(at..).is_some_and(|t| t.trim().is_empty()) => {
+                "expected a value, found the end of the text".into()
+            }
+            _ => "unexpected text".into(),
+        };
+    }
+    match at {
+        Some(at) => {
+            let line = text.as_bytes()[..at].iter().filter(|&&b| b == b'\n').count() + 1;
             (line, format!("TOML syntax error: {msg}"))
         }
         None => (0, format!("TOML syntax error: {msg}")),
@@ -464,30 +766,103 @@ fn toml_error(text: &str, e: &toml::de::Error) -> (usize, String) {
 
 /// Applies one `key.path=value` override. The value is read as a TOML value
 /// when it parses as one, otherwise as a plain string.
+///
+/// The key is a dotted path as in TOML: each part is either bare text (any
+/// characters but `.`, `=` and quotes; spaces are kept inside, so
+/// `disk.overrides.Fast write level=0` works) or a quoted TOML string, which
+/// may hold dots and `=` (`disk.overrides."Read hit over. after read"=0.2`,
+/// or with single quotes for a literal string). The first `=` outside quotes
+/// ends the key.
 pub fn apply_set(tree: &mut toml::Value, set: &str) -> Result<()> {
-    let (key, raw) =
-        set.split_once('=').ok_or_else(|| Error::config(set, "an override must look like key.path=value"))?;
-    let key = key.trim();
+    let (parts, raw) = split_set(set)?;
     let raw = raw.trim();
     let value: toml::Value = toml::from_str::<toml::Table>(&format!("v = {raw}"))
         .ok()
         .and_then(|mut t| t.remove("v"))
         .unwrap_or_else(|| toml::Value::String(raw.to_string()));
-    let parts: Vec<&str> = key.split('.').collect();
-    if parts.iter().any(|p| p.is_empty()) {
-        return Err(Error::config(key, "empty part in key path"));
-    }
+    let dotted = |parts: &[String]| parts.iter().map(|p| quote_key(p)).collect::<Vec<_>>().join(".");
     let mut node = tree;
     for (i, part) in parts.iter().enumerate() {
         let table =
-            node.as_table_mut().ok_or_else(|| Error::config(parts[..i].join("."), "is not a table"))?;
+            node.as_table_mut().ok_or_else(|| Error::config(dotted(&parts[..i]), "is not a table"))?;
         if i + 1 == parts.len() {
-            table.insert(part.to_string(), value);
+            table.insert(part.clone(), value);
             return Ok(());
         }
-        node = table.entry(part.to_string()).or_insert_with(|| toml::Value::Table(Default::default()));
+        node = table.entry(part.clone()).or_insert_with(|| toml::Value::Table(Default::default()));
     }
     Ok(())
+}
+
+/// Splits `KEY=VALUE` into the parts of the key path and the raw value (see
+/// [`apply_set`] for the key syntax).
+fn split_set(set: &str) -> Result<(Vec<String>, &str)> {
+    // What the message names: the text before the first `=` (the whole
+    // override when there is none).
+    let named = escape_controls(set.split('=').next().unwrap_or(set).trim());
+    let bad = |msg: String| {
+        if named.is_empty() {
+            Error::config("", format!("bad --set `{}`: {msg}", escape_controls(set)))
+        } else {
+            Error::config(named.as_str(), msg)
+        }
+    };
+    let mut parts = Vec::new();
+    let mut rest = set;
+    loop {
+        let t = rest.trim_start();
+        let (part, after) = if let Some(body) = t.strip_prefix('"') {
+            let mut escaped = false;
+            let close = body.char_indices().find_map(|(i, c)| {
+                let found = !escaped && c == '"';
+                escaped = !escaped && c == '\\';
+                found.then_some(i)
+            });
+            let close = close.ok_or_else(|| bad("unterminated \" in the key".into()))?;
+            let quoted = &t[..close + 2];
+            let part = toml::from_str::<toml::Table>(&format!("k = {quoted}"))
+                .ok()
+                .and_then(|mut k| k.remove("k"))
+                .and_then(|v| v.as_str().map(str::to_string))
+                .ok_or_else(|| {
+                    bad(format!("bad quoted key part {}: expected a TOML string", escape_controls(quoted)))
+                })?;
+            (part, &body[close + 1..])
+        } else if let Some(body) = t.strip_prefix('\'') {
+            let close = body.find('\'').ok_or_else(|| bad("unterminated ' in the key".into()))?;
+            (body[..close].to_string(), &body[close + 1..])
+        } else {
+            let end = t.find(['.', '=', '"', '\'']).unwrap_or(t.len());
+            let part = t[..end].trim();
+            if t[end..].starts_with(['"', '\'']) {
+                return Err(bad(format!(
+                    "a quote must start a key part: quote the whole part, as in \
+                     disk.overrides.\"Read hit over. after read\"=0.2 (after `{}`)",
+                    escape_controls(part)
+                )));
+            }
+            if part.is_empty() {
+                return Err(bad(if end == t.len() && parts.is_empty() {
+                    "an override must look like key.path=value".into()
+                } else {
+                    "empty part in key path".into()
+                }));
+            }
+            (part.to_string(), &t[end..])
+        };
+        parts.push(part);
+        let after = after.trim_start();
+        if let Some(r) = after.strip_prefix('.') {
+            rest = r;
+        } else if let Some(value) = after.strip_prefix('=') {
+            return Ok((parts, value));
+        } else if after.is_empty() {
+            return Err(bad("an override must look like key.path=value".into()));
+        } else {
+            let last = quote_key(parts.last().map_or("", String::as_str));
+            return Err(bad(format!("expected `.` or `=` after the key part {last}")));
+        }
+    }
 }
 
 #[cfg(test)]
@@ -536,9 +911,31 @@ mod tests {
     }
 
     #[test]
+    fn a_name_of_the_wrong_type_lists_the_names() {
+        for v in ["1", "[]", "[1]", "true", "{}", "1979-05-27T07:32:00Z"] {
+            let e = refused(&format!("[array]\nlayout = {v}"), &[], "array.layout");
+            assert!(e.ends_with("expected one of `single`, `raid0`, `raid5`, `raid6`, `raid10`"), "{v}: {e}");
+        }
+        let e = refused("", &["readahead.variant=3.1"], "readahead.variant");
+        assert!(e.contains("`2.6.18`") && e.contains("`3.12`"), "{e}");
+    }
+
+    #[test]
+    fn a_map_key_in_an_error_is_quoted_as_in_toml() {
+        let e = refused(
+            "[disk.overrides]\n'Read hit over. after read' = 'high'",
+            &[],
+            "disk.overrides.\"Read hit over. after read\"",
+        );
+        assert!(e.contains("expected f64"), "{e}");
+    }
+
+    #[test]
     fn syntax_errors_name_the_line() {
         let e = Config::from_toml("[array]\ndisks = 2\nstrip = \n", &[]).unwrap_err().to_string();
         assert!(e.contains("line 3") && !e.contains('\n'), "{e}");
+        let e = Config::from_toml("[output]\nio_log = ", &[]).unwrap_err().to_string();
+        assert_eq!(e, "config: line 2: TOML syntax error: expected a value, found the end of the text");
     }
 
     #[test]
@@ -554,6 +951,195 @@ mod tests {
         assert_eq!(c.readahead.max.0, 512 << 10);
         let e = Config::from_toml("", &["nokey".to_string()]).unwrap_err().to_string();
         assert!(e.contains("nokey"), "{e}");
+    }
+
+    /// The message of the error `toml` plus `sets` gives; it must be one line
+    /// naming `key`.
+    fn refused(toml: &str, sets: &[&str], key: &str) -> String {
+        let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+        let e = Config::from_toml(toml, &sets).expect_err("must be refused").to_string();
+        assert!(e.contains(&format!("`{key}`")), "should name {key}: {e}");
+        assert!(!e.contains('\n'), "one line: {e}");
+        e
+    }
+
+    #[test]
+    fn ssd_parameters_that_make_no_sense_are_refused_whatever_the_disk_kind() {
+        for kind in ["hdd", "ssd"] {
+            let t = format!("[disk]\nkind = '{kind}'\n");
+            let e = refused(&t, &["ssd.read_bandwidth=0"], "ssd.read_bandwidth");
+            assert!(e.contains("at least 1000000 bytes per second") && e.contains("got 0"), "{e}");
+            refused(&t, &["ssd.write_bandwidth=250"], "ssd.write_bandwidth");
+            let e = refused(&t, &["ssd.read_latency=2s"], "ssd.read_latency");
+            assert!(e.contains("at most 1s"), "{e}");
+            refused(&t, &["ssd.write_latency=1min"], "ssd.write_latency");
+            let e = refused(&t, &["ssd.channels=0"], "ssd.channels");
+            assert!(e.contains("1..=1024"), "{e}");
+            refused(&t, &["ssd.channels=4000000000"], "ssd.channels");
+            refused(&t, &["ssd.capacity=0"], "ssd.capacity");
+        }
+        let ok = Config::from_toml("[ssd]\nread_bandwidth='1PiB'\nread_latency=0\nchannels=1024", &[]);
+        assert!(ok.is_ok(), "an ideal channel is allowed: {ok:?}");
+    }
+
+    #[test]
+    fn peta_and_exa_sizes_are_accepted_and_beyond_u64_named() {
+        let c = Config::from_toml("[ssd]\ncapacity='2PiB'\n[host]\nmemory='1EiB'", &[]).unwrap();
+        assert_eq!((c.ssd.capacity.0, c.host.memory.0), (2 << 50, 1 << 60));
+        let e = refused("[host]\nmemory='16EiB'", &[], "host.memory");
+        assert!(e.contains("does not fit in 64 bits of bytes"), "{e}");
+        let e = refused("[host]\nmemory=1e20", &[], "host.memory");
+        assert!(e.contains("does not fit in 64 bits of bytes"), "{e}");
+    }
+
+    #[test]
+    fn nr_requests_is_bounded() {
+        let e = refused("[block]\nnr_requests=4000000000", &[], "block.nr_requests");
+        assert!(e.contains("4..=10240") && e.contains("4000000000"), "{e}");
+        refused("", &["block.nr_requests=4e9"], "block.nr_requests");
+        refused("", &["block.nr_requests=10241"], "block.nr_requests");
+        refused("", &["block.nr_requests=3"], "block.nr_requests");
+        assert_eq!(Config::from_toml("[block]\nnr_requests=10240", &[]).unwrap().block.nr_requests, 10240);
+    }
+
+    #[test]
+    fn durations_that_overflow_the_clock_are_refused() {
+        let e = refused("", &["workload.think_time=3e10 s"], "workload.think_time");
+        assert!(e.contains("at most 2^63 - 1 ns, about 292 years"), "{e}");
+        let e = refused("[workload]\nthink_time=2e19", &[], "workload.think_time");
+        assert!(e.contains("at most 2^63 - 1 ns"), "{e}");
+        let e = refused("[workload]\nthink_time=9.3e18", &[], "workload.think_time");
+        assert!(e.contains("at most 2^63 - 1 ns"), "{e}");
+        // Fits in u64 but carries a stream past the clock's range: 16 records × 1e18 ns.
+        let e = refused(
+            "[workload]\nthink_time=1e18\nfile_size='64KiB'",
+            &["workload.record=4KiB"],
+            "workload.think_time",
+        );
+        assert!(e.contains("16 requests per stream") && e.contains("146 years"), "{e}");
+        refused("[run]\nduration='99999999999 s'", &[], "run.duration");
+        let c = Config::from_toml("[workload]\nthink_time='1min'\n[run]\nduration='1000 min'", &[]).unwrap();
+        assert_eq!((c.workload.think_time.0, c.run.duration.0), (60_000_000_000, 60_000_000_000_000));
+    }
+
+    #[test]
+    fn other_nonsense_is_named() {
+        let e = refused("", &["fs.layout_score=nan"], "fs.layout_score");
+        assert!(e.contains("got NaN"), "{e}");
+        refused("", &["fs.layout_score=inf"], "fs.layout_score");
+        refused("", &["fs.layout_score=-0.5"], "fs.layout_score");
+        refused("", &["fs.file_gap=1000"], "fs.file_gap");
+        refused("", &["fs.extent_gap=0"], "fs.extent_gap");
+        refused("", &["host.memory=4095"], "host.memory");
+        refused("", &["workload.streams=0"], "workload.streams");
+        let e = refused("", &["workload.streams=4097"], "workload.streams");
+        assert!(e.contains("1..=4096"), "{e}");
+        let e = refused("", &["workload.direct=true", "workload.record=1000"], "workload.record");
+        assert!(e.contains("512"), "{e}");
+        let e = refused("", &["workload.streams=2", "workload.file_size=3TiB"], "workload.file_size");
+        assert!(e.contains("1TiB"), "{e}");
+        let sets = ["workload.streams=2".to_string(), "workload.file_size=512GiB".to_string()];
+        assert!(Config::from_toml("", &sets).is_ok(), "exactly 1TiB in all is allowed");
+        let e = refused("", &["readahead.max=6KiB"], "readahead.max");
+        assert!(e.contains("6144"), "{e}");
+        assert!(Config::from_toml("[readahead]\npolicy='none'\nmax=0", &[]).is_ok());
+        refused("", &["block.max_request=6000"], "block.max_request");
+        refused("", &["block.max_request=2GiB"], "block.max_request");
+        refused("", &["array_cache.size=1000"], "array_cache.size");
+        refused("", &["array_cache.prefetch=obl"], "array_cache.prefetch");
+        let e = refused(
+            "[disk.overrides]\n'Read hit over. after read' = nan",
+            &[],
+            "disk.overrides.\"Read hit over. after read\"",
+        );
+        assert!(e.contains("finite"), "{e}");
+    }
+
+    #[test]
+    fn control_characters_in_names_are_refused() {
+        let e = refused("[disk]\nmodel = \"multi\\nline\"", &[], "disk.model");
+        assert!(e.contains(r#""multi\nline""#), "{e}");
+        refused("[disk]\nmodel = ' '", &[], "disk.model");
+        refused("[disk.overrides]\n\"a\\tb\" = 1", &[], r#"disk.overrides."a\tb""#);
+    }
+
+    #[test]
+    fn quoted_key_parts_in_sets() {
+        let sets = vec![
+            r#"disk.overrides."Read hit over. after read"=0.2"#.to_string(),
+            "disk.overrides.'Seek. time=x' = 3".to_string(),
+            r#"disk . overrides . "Quote \"name\" \u00e9" = 1"#.to_string(),
+            "disk.overrides.Fast write level=0".to_string(),
+            r#""workload".streams=2"#.to_string(),
+        ];
+        let c = Config::from_toml("", &sets).unwrap();
+        let o = &c.disk.overrides;
+        assert_eq!(o.get("Read hit over. after read"), Some(&0.2));
+        assert_eq!(o.get("Seek. time=x"), Some(&3.0));
+        assert_eq!(o.get("Quote \"name\" é"), Some(&1.0));
+        assert_eq!(o.get("Fast write level"), Some(&0.0));
+        assert_eq!(c.workload.streams, 2);
+        for (bad, words) in [
+            (r#"disk.overrides."Read hit=0.2"#, "unterminated \""),
+            ("disk.overrides.'Read hit=0.2", "unterminated '"),
+            (r#"disk.overrides.Read "hit"=0.2"#, "quote the whole part"),
+            (r#"disk.overrides."a"b=1"#, "expected `.` or `=` after the key part a"),
+            (r#"disk.overrides."\q"=1"#, "bad quoted key part"),
+            ("disk..overrides=1", "empty part"),
+            ("disk.overrides.=1", "empty part"),
+            ("=1", "empty part"),
+            (r#"disk.overrides."x""#, "key.path=value"),
+        ] {
+            let e = Config::from_toml("", &[bad.to_string()]).unwrap_err().to_string();
+            assert!(e.contains(words) && !e.contains('\n'), "{bad}: {e}");
+        }
+        let e = Config::from_toml("[array]\ndisks = 2", &["array.disks.x=1".to_string()])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("`array.disks`") && e.contains("not a table"), "{e}");
+    }
+
+    #[test]
+    fn quote_key_quotes_only_what_toml_would() {
+        assert_eq!(quote_key("streams"), "streams");
+        assert_eq!(quote_key("a-b_c9"), "a-b_c9");
+        assert_eq!(quote_key("Read hit over. after read"), "\"Read hit over. after read\"");
+        assert_eq!(quote_key(""), "\"\"");
+        let odd = "a\"b\\c\nd\u{7}é";
+        let quoted = quote_key(odd);
+        assert_eq!(quoted, r#""a\"b\\c\nd\u0007é""#);
+        // what it writes reads back as the same key, in TOML and in --set
+        let t: toml::Table = toml::from_str(&format!("{quoted} = 1")).unwrap();
+        assert!(t.contains_key(odd));
+        let mut tree = toml::Value::Table(Default::default());
+        apply_set(&mut tree, &format!("disk.overrides.{quoted}=1")).unwrap();
+        assert_eq!(tree["disk"]["overrides"][odd].as_integer(), Some(1));
+    }
+
+    #[test]
+    fn json_round_trip_of_sizes_beyond_toml_integers() {
+        let c = Config::from_toml("[host]\nmemory = '18446744073709551615'\n[ssd]\ncapacity = '9EiB'", &[])
+            .unwrap();
+        assert_eq!((c.host.memory.0, c.ssd.capacity.0), (u64::MAX, 9 << 60));
+        assert_eq!(Config::from_json(&c.to_json(), &[]).unwrap(), c);
+    }
+
+    #[test]
+    fn json_null_and_big_plain_integers_are_named() {
+        let e = Config::from_json(r#"{"run": {"seed": null}}"#, &[]).unwrap_err().to_string();
+        assert!(e.contains("`run.seed`") && e.contains("null"), "{e}");
+        let e = Config::from_json(r#"{"run": {"seed": 18446744073709551615}}"#, &[]).unwrap_err().to_string();
+        assert!(e.contains("`run.seed`"), "{e}");
+        let e =
+            Config::from_json(r#"{"run": {"duration": 18446744073709551615}}"#, &[]).unwrap_err().to_string();
+        assert!(e.contains("`run.duration`") && e.contains("292 years"), "{e}");
+    }
+
+    #[test]
+    fn json_round_trip_of_floats_is_exact() {
+        // found by fuzz_config: serde_json's default float parser is off by an ulp here
+        let c = Config::from_toml("", &[r#"disk.overrides."a=b"=9.807340587455159e17"#.into()]).unwrap();
+        assert_eq!(Config::from_json(&c.to_json(), &[]).unwrap(), c);
     }
 
     #[test]

@@ -45,6 +45,22 @@ impl Serialize for Duration {
 struct UnitVisitor {
     parse: fn(&str) -> Result<u64, String>,
     what: &'static str,
+    /// The largest value, and what a larger one is told.
+    max: u64,
+    too_large: &'static str,
+}
+
+/// `2^64` as an `f64`: the first whole number that no longer fits in a `u64`.
+const TWO_POW_64: f64 = 18_446_744_073_709_551_616.0;
+
+impl UnitVisitor {
+    fn at_most<E: de::Error>(&self, v: u64) -> Result<u64, E> {
+        if v > self.max {
+            Err(E::custom(format!("{v} {}", self.too_large)))
+        } else {
+            Ok(v)
+        }
+    }
 }
 
 impl Visitor<'_> for UnitVisitor {
@@ -56,16 +72,19 @@ impl Visitor<'_> for UnitVisitor {
         (self.parse)(v).map_err(E::custom)
     }
     fn visit_u64<E: de::Error>(self, v: u64) -> Result<u64, E> {
-        Ok(v)
+        self.at_most(v)
     }
     fn visit_i64<E: de::Error>(self, v: i64) -> Result<u64, E> {
-        u64::try_from(v).map_err(|_| E::custom(format!("must be >= 0, got {v}")))
+        let v = u64::try_from(v).map_err(|_| E::custom(format!("must be >= 0, got {v}")))?;
+        self.at_most(v)
     }
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<u64, E> {
-        if v >= 0.0 && v.fract() == 0.0 {
-            Ok(v as u64)
-        } else {
+        if !(v >= 0.0 && v.fract() == 0.0) {
             Err(E::custom(format!("expected a whole non-negative number, got {v}")))
+        } else if v >= TWO_POW_64 {
+            Err(E::custom(format!("{v} {}", self.too_large)))
+        } else {
+            self.at_most(v as u64)
         }
     }
 }
@@ -75,6 +94,8 @@ impl<'de> Deserialize<'de> for Size {
         d.deserialize_any(UnitVisitor {
             parse: crate::units::parse_size,
             what: "a size such as \"128KiB\" or a number of bytes",
+            max: u64::MAX,
+            too_large: "does not fit in 64 bits of bytes (the largest is 16EiB - 1 byte)",
         })
         .map(Size)
     }
@@ -85,6 +106,8 @@ impl<'de> Deserialize<'de> for Duration {
         d.deserialize_any(UnitVisitor {
             parse: crate::units::parse_duration,
             what: "a duration such as \"5ms\" or a number of nanoseconds",
+            max: crate::units::MAX_DURATION_NS,
+            too_large: crate::units::DURATION_TOO_LONG,
         })
         .map(Duration)
     }

@@ -1,6 +1,11 @@
 //! A flash SSD of the SATA 3 Gb/s era (models.md §4.1): per request
 //! `latency + bytes / bandwidth` on one of `channels` independent channels
 //! (internal parallelism), chosen as the channel that frees first.
+//!
+//! The parameters come from a checked `[ssd]` table ([`crate::config::Config::check`]:
+//! bandwidths at least [`crate::units::MIN_BANDWIDTH_BYTES_PER_S`], latencies at
+//! most [`crate::units::MAX_LATENCY_NS`], 1 to [`crate::config::MAX_SSD_CHANNELS`]
+//! channels). Times saturate at the end of the clock rather than wrap.
 
 use super::{Device, DiskRequest, Service};
 use crate::config::SsdConfig;
@@ -18,6 +23,8 @@ pub struct Ssd {
 }
 
 impl Ssd {
+    /// An SSD of a checked `[ssd]` table (the engine checks the whole
+    /// configuration before building anything).
     pub fn new(cfg: &SsdConfig) -> Ssd {
         Ssd {
             read_latency_ns: cfg.read_latency.0,
@@ -46,7 +53,7 @@ impl Device for Ssd {
             .enumerate()
             .min_by_key(|&(i, t)| (t, i))
             .expect("at least one channel");
-        let done_ns = start_ns.max(free) + lat + xfer;
+        let done_ns = start_ns.max(free).saturating_add(lat).saturating_add(xfer);
         self.channel_free_ns[ch] = done_ns;
         Service { done_ns, seek_distance_cyl: 0, cache_hit: false }
     }
@@ -81,5 +88,18 @@ mod tests {
         assert_eq!(b.done_ns, a.done_ns, "second channel serves in parallel");
         let c = s.service(&r, 0);
         assert_eq!(c.done_ns, 2 * a.done_ns, "third waits for a channel");
+    }
+
+    #[test]
+    fn times_saturate_at_the_end_of_the_clock() {
+        let cfg = SsdConfig {
+            read_latency: crate::config::Duration(crate::units::MAX_LATENCY_NS),
+            read_bandwidth: crate::config::Size(crate::units::MIN_BANDWIDTH_BYTES_PER_S),
+            channels: 1,
+            ..Default::default()
+        };
+        let mut s = Ssd::new(&cfg);
+        let r = DiskRequest { lba_sector: 0, sectors: u32::MAX, write: false };
+        assert_eq!(s.service(&r, u64::MAX - 5).done_ns, u64::MAX);
     }
 }
