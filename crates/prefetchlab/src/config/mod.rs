@@ -13,6 +13,10 @@ use crate::error::{Error, Result};
 use crate::units::{self, PAGE_BYTES, SECTOR_BYTES};
 use serde::{Deserialize, Serialize};
 
+/// The deepest drive command queue `disk.queue_depth` may ask for (SCSI
+/// tagged command queuing allows 256 tags).
+pub const MAX_QUEUE_DEPTH: u32 = 256;
+
 /// A whole run.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
 #[serde(deny_unknown_fields, default)]
@@ -409,6 +413,15 @@ impl Config {
             if !v.is_finite() {
                 return Err(Error::config(key(), format!("must be a finite number, got {v}")));
             }
+        }
+        if self.disk.queue_depth > MAX_QUEUE_DEPTH {
+            return Err(Error::config(
+                "disk.queue_depth",
+                format!(
+                    "must be 0 (the drive's own Max queue length) to {MAX_QUEUE_DEPTH} (SCSI tagged queuing's limit), got {}",
+                    self.disk.queue_depth
+                ),
+            ));
         }
         Ok(())
     }

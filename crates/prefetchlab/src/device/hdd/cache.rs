@@ -111,17 +111,15 @@ impl SegCache {
     /// The segment a read of `[lba, lba + n)` takes, and what it holds
     /// (see the module doc).
     pub fn select_read(&self, lba: u64, n: u64, c: ReadChoice) -> (Option<usize>, HitKind) {
-        let mut best: Option<(i32, u64, usize, HitKind)> = None;
+        // one pass; (value, LRU order) decides, the higher value and then
+        // the older segment first
+        let mut best_v = i32::MIN;
+        let mut best_o = u64::MAX;
+        let mut best = (None, HitKind::None);
         for (i, s) in self.segs.iter().enumerate() {
-            let (value, hit) = match s.state {
+            let (v, hit) = match s.state {
                 SegState::Empty => (3, HitKind::None),
-                _ if !(s.start <= lba && lba < s.end) => match s.state {
-                    SegState::Clean => (2, HitKind::None),
-                    SegState::Reading if s.end == lba && c.almost_read_hits => (5, HitKind::Partial),
-                    SegState::Reading if c.prefetching == Some(i) => (1, HitKind::None),
-                    _ => continue,
-                },
-                state => {
+                state if s.start <= lba && lba < s.end => {
                     let v = match state {
                         SegState::Dirty if c.read_hits_on_write_data => 11,
                         SegState::Writing if c.read_hits_on_write_data => 10,
@@ -135,19 +133,18 @@ impl SegCache {
                         (v - 4, HitKind::Partial)
                     }
                 }
+                SegState::Clean => (2, HitKind::None),
+                SegState::Reading if s.end == lba && c.almost_read_hits => (5, HitKind::Partial),
+                SegState::Reading if c.prefetching == Some(i) => (1, HitKind::None),
+                _ => continue,
             };
-            let better = match best {
-                None => true,
-                Some((bv, bo, _, _)) => value > bv || (value == bv && s.order < bo),
-            };
-            if better {
-                best = Some((value, s.order, i, hit));
+            if v > best_v || (v == best_v && s.order < best_o) {
+                best_v = v;
+                best_o = s.order;
+                best = (Some(i), hit);
             }
         }
-        match best {
-            Some((_, _, i, h)) => (Some(i), h),
-            None => (None, HitKind::None),
-        }
+        best
     }
 
     /// The segment a write takes: one it appends to (being written or
