@@ -27,12 +27,13 @@
 //!   block below it must lie on a track, or loading fails naming the first
 //!   that does not.
 //!
-//! **Fewer surfaces** ([`super::Options::keep_heads`]): keeps the tracks of
-//! heads below `n`, in the tree's order, and renumbers the tree's addresses
-//! over them (a slip keeps its place on a kept track, and disappears with a
+//! **Fewer surfaces** ([`super::Options::keep_heads`] = `(first, count)`):
+//! keeps the tracks of heads `first..first+count`, in the tree's order,
+//! renumbers those heads from 0 and the tree's addresses over the kept
+//! tracks (a slip keeps its place on a kept track, and disappears with a
 //! dropped one; remaps are dropped). This is how the 73 GB Cheetah 15K.5 is
 //! derived from the 146 GB drive's description: same platters, zones,
-//! skews and seek curve, half the surfaces.
+//! skews and seek curve, two of the four surfaces.
 //!
 //! Malformed trees are errors: a track pattern with `low` > 0 (DiskSim maps
 //! its offsets inconsistently), an entry with `len` ≤ 0 (DiskSim divides by
@@ -331,7 +332,7 @@ pub fn layout(
     surfaces: u32,
     cylinders: u32,
     blocks: u64,
-    keep_heads: Option<u32>,
+    keep_heads: Option<(u32, u32)>,
     warnings: &mut Vec<String>,
 ) -> Result<Layout> {
     let tree = read_tree(lay)?;
@@ -409,13 +410,13 @@ pub fn layout(
             remaps.push((v[0], v[1], v[2], v[3], v[4], v[5]));
         }
     }
-    if let Some(keep) = keep_heads {
-        let (r, s) = keep_tracks(&runs, &slips, keep);
+    if let Some((first, count)) = keep_heads {
+        let (r, s) = keep_tracks(&runs, &slips, first, count);
         runs = r;
         slips = s;
         if !remaps.is_empty() {
             warnings.push(format!(
-                "{}: keeping heads below {keep}: the layout's remaps are dropped",
+                "{}: keeping {count} heads from head {first}: the layout's remaps are dropped",
                 lay.path_str()
             ));
             remaps.clear();
@@ -490,19 +491,21 @@ pub fn layout(
     b.build(surfaces, cylinders, blocks, &lay.path_str())
 }
 
-/// Keeps the runs of heads below `keep`, renumbering the tree's addresses
-/// over them in order; slips on kept tracks move with them.
-fn keep_tracks(runs: &[Run], slips: &[(i64, i64)], keep: u32) -> (Vec<Run>, Vec<(i64, i64)>) {
+/// Keeps the runs of heads `first..first+count` (renumbered from 0),
+/// renumbering the tree's addresses over them in order; slips on kept
+/// tracks move with them.
+fn keep_tracks(runs: &[Run], slips: &[(i64, i64)], first: u32, count: u32) -> (Vec<Run>, Vec<(i64, i64)>) {
     let mut out = Vec::new();
     // (old start, old end, new start) of the kept runs
     let mut map: Vec<(u64, u64, u64)> = Vec::new();
     let mut next = 0u64;
     for r in runs {
         let len = r.lpt as u64 * r.tracks as u64;
-        if (r.head0 as u32) < keep {
+        if (first..first.saturating_add(count)).contains(&(r.head0 as u32)) {
             map.push((r.p_start, r.p_start + len, next));
             let mut r2 = *r;
             r2.p_start = next;
+            r2.head0 -= first as u8;
             out.push(r2);
             next += len;
         }
@@ -530,7 +533,7 @@ mod tests {
     /// revolution per cylinder on a head.
     const TREE: &str = "dm_layout_g4 {\n TP = [ 0, 9, 10 ],\n IDX = [\n  [ 0, 0, 0.0, 10, 1, 0.1, 20, 2, TRACK, 0, 0,\n    20, 1, 0.5, 10, 1, 0.1, 20, -2, TRACK, 0, 1 ],\n  [ 0, 0, 0.0, 40, 2, 0.25, 80, 4, IDX, 0 ]\n ],\n Slips = [ SLIPS ],\n Remaps = [ REMAPS ]\n}";
 
-    fn g4(slips: &str, remaps: &str, blocks: u64, keep: Option<u32>) -> Result<(Layout, Vec<String>)> {
+    fn g4(slips: &str, remaps: &str, blocks: u64, keep: Option<(u32, u32)>) -> Result<(Layout, Vec<String>)> {
         let t = TREE.replace("SLIPS", slips).replace("REMAPS", remaps);
         let d = parse_str(&t, Path::new("t.layout"), 0).unwrap();
         let mut w = Vec::new();
@@ -594,12 +597,18 @@ mod tests {
     fn keeping_head_0_renumbers_its_tracks() {
         // head 0's tracks in tree order: c0, c1, c2, c3; a slip on tree
         // address 22 (head 1) disappears, one on 12 (c1 h0 s2) stays
-        let (l, _) = g4("12, 1, 22, 1", "", 39, Some(1)).unwrap();
+        let (l, _) = g4("12, 1, 22, 1", "", 39, Some((0, 1))).unwrap();
         assert_eq!(chs(&l, 10), (1, 0, 0));
         assert_eq!(chs(&l, 12), (1, 0, 3));
         assert_eq!(chs(&l, 20), (2, 0, 1));
         assert_eq!(chs(&l, 38), (3, 0, 9));
-        assert!(g4("", "", 41, Some(1)).is_err());
+        assert!(g4("", "", 41, Some((0, 1))).is_err());
+        // keeping head 1 only: its tracks, renumbered head 0; a slip on
+        // tree address 22 (c1, second sector of head 1's first track) stays
+        let (l, _) = g4("12, 1, 22, 1", "", 39, Some((1, 1))).unwrap();
+        assert_eq!(chs(&l, 0), (1, 0, 0));
+        assert_eq!(chs(&l, 2), (1, 0, 3));
+        assert_eq!(chs(&l, 9), (0, 0, 0));
     }
 
     #[test]

@@ -54,9 +54,10 @@ pub struct Options<'a> {
     pub source: &'a dyn Source,
     /// DiskSim parameters by name, applied as the description is read.
     pub overrides: &'a [(String, f64)],
-    /// Keep only the tracks of heads below this (a `dm_layout_g4` drive
-    /// with fewer surfaces than the one described; see [`g4`]).
-    pub keep_heads: Option<u32>,
+    /// Keep only the tracks of `count` heads from `first`, renumbered from
+    /// 0 (a `dm_layout_g4` drive with fewer surfaces than the one described;
+    /// see [`g4`]).
+    pub keep_heads: Option<(u32, u32)>,
 }
 
 /// Parameter look-up with the command-line style overrides applied; notes
