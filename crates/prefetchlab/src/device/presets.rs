@@ -91,7 +91,9 @@ pub fn info(name: &str) -> Option<PresetInfo> {
             "Seagate Cheetah 15K.5 ST3146855FC, 146 GB: DiskSim 4.0's DIXtrac description",
         ),
         "cheetah-15k4" => (PresetKind::Datasheet, "Seagate Cheetah 15K.4 ST373454LC, 73 GB, 15,000 rpm"),
-        "barracuda-7200.10" => (PresetKind::Datasheet, "Seagate Barracuda 7200.10 ST3250310AS, 250 GB, 7,200 rpm"),
+        "barracuda-7200.10" => {
+            (PresetKind::Datasheet, "Seagate Barracuda 7200.10 ST3250310AS, 250 GB, 7,200 rpm")
+        }
         "wd5000aaks" => (PresetKind::Datasheet, "Western Digital Caviar WD5000AAKS, 500 GB, 7,200 rpm"),
         "wd10evvs" => (PresetKind::Datasheet, "Western Digital WD10EVVS, 1 TB, 5,400-rpm class"),
         _ => return None,
@@ -118,7 +120,8 @@ fn cheetah_15k5_files() -> Result<&'static MemFiles> {
     let r = FILES.get_or_init(|| {
         let raw = miniz_oxide::inflate::decompress_to_vec_zlib(C15K5_LAYOUT_ZZ)
             .map_err(|e| format!("cannot inflate the embedded Cheetah 15K.5 layout: {e:?}"))?;
-        let layout = String::from_utf8(raw).map_err(|_| "the embedded Cheetah 15K.5 layout is not text".to_string())?;
+        let layout = String::from_utf8(raw)
+            .map_err(|_| "the embedded Cheetah 15K.5 layout is not text".to_string())?;
         let mut m = MemFiles::new();
         m.add(format!("{C15K5_DIR}/Seagate-Cheetah15k5.diskspecs"), C15K5_DISKSPECS);
         m.add(format!("{C15K5_DIR}/Seagate-Cheetah15k5.model"), C15K5_MODEL);
@@ -144,7 +147,8 @@ pub fn preset_with(name: &str, overrides: &[(String, f64)]) -> Result<Option<Dri
     // loading the 146 GB description takes a few tens of ms: keep the last few
     type Memo = Vec<(String, Vec<(String, u64)>, DriveParams)>;
     static MEMO: OnceLock<Mutex<Memo>> = OnceLock::new();
-    let key: Vec<(String, u64)> = overrides.iter().map(|(k, v)| (k.to_ascii_lowercase(), v.to_bits())).collect();
+    let key: Vec<(String, u64)> =
+        overrides.iter().map(|(k, v)| (k.to_ascii_lowercase(), v.to_bits())).collect();
     let memo = MEMO.get_or_init(|| Mutex::new(Vec::new()));
     if let Ok(m) = memo.lock() {
         if let Some((_, _, p)) = m.iter().find(|(n, k, _)| n == name && *k == key) {
@@ -165,7 +169,8 @@ pub fn preset_with(name: &str, overrides: &[(String, f64)]) -> Result<Option<Dri
             };
             ov.extend_from_slice(overrides);
             let spec = format!("{C15K5_DIR}/Seagate-Cheetah15k5.diskspecs");
-            let mut p = load_drive_with(Path::new(&spec), &Options { source: files, overrides: &ov, keep_heads })?;
+            let mut p =
+                load_drive_with(Path::new(&spec), &Options { source: files, overrides: &ov, keep_heads })?;
             p.name = name.to_string();
             p
         }
@@ -315,7 +320,10 @@ pub fn datasheet_description(s: &Sheet) -> String {
     let _ = writeln!(w, "  Number of data surfaces = {},", s.surfaces);
     let _ = writeln!(w, "  Number of cylinders = {cyls},");
     let _ = writeln!(w, "  Layout Model = dm_layout_g1 {{");
-    let _ = writeln!(w, "   LBN-to-PBN mapping scheme = 0,\n   Sparing scheme used = 9,\n   Rangesize for sparing = 1,");
+    let _ = writeln!(
+        w,
+        "   LBN-to-PBN mapping scheme = 0,\n   Sparing scheme used = 9,\n   Rangesize for sparing = 1,"
+    );
     let _ = writeln!(w, "   Zones = [");
     for (z, &spt) in spts.iter().enumerate() {
         // skews: the next sector comes under the head just after the switch
@@ -355,8 +363,14 @@ pub fn datasheet_description(s: &Sheet) -> String {
     let _ = writeln!(w, " Maximum read-ahead (blks) = {seg},");
     let _ = writeln!(w, " Read-ahead over requested = 1,");
     let _ = writeln!(w, " Fast write level = {},", s.fast_write_level);
-    let _ = writeln!(w, " Immediate buffer read = 0,\n Immediate buffer write = 0,\n Allow read hits on write data = 1,");
-    let _ = writeln!(w, " High (read) water mark = 0.0,\n Low (write) water mark = 0.0,\n Set watermark by reqsize = 1");
+    let _ = writeln!(
+        w,
+        " Immediate buffer read = 0,\n Immediate buffer write = 0,\n Allow read hits on write data = 1,"
+    );
+    let _ = writeln!(
+        w,
+        " High (read) water mark = 0.0,\n Low (write) water mark = 0.0,\n Set watermark by reqsize = 1"
+    );
     let _ = writeln!(w, "}}");
     t
 }
@@ -371,7 +385,11 @@ mod tests {
             let p = preset(n).unwrap().unwrap();
             assert!(p.layout.capacity_sectors > 100_000_000, "{n}");
             assert!(p.layout.locate(p.layout.capacity_sectors - 1).is_some(), "{n}");
-            assert!(p.warnings.iter().all(|w| w.contains("Seek distances measured")), "{n}: {:?}", p.warnings);
+            assert!(
+                p.warnings.iter().all(|w| w.contains("Seek distances measured")),
+                "{n}: {:?}",
+                p.warnings
+            );
             assert!(info(n).is_some(), "{n}");
         }
         assert_eq!(preset("cheetah-15k5").unwrap().unwrap().layout.capacity_sectors, 143_374_738);
@@ -394,7 +412,9 @@ mod tests {
         // the 146 GB drive's second band of 78,000 blocks (head 1, cylinders
         // 64 down to 0) is the 73 GB drive's first, on head 0; its third
         // (head 2, 0 up to 64) the 73 GB drive's second, on head 1
-        for (small_lba, big_lba, head) in [(0u64, 78_000u64, 0u32), (77_999, 155_999, 0), (78_000, 156_000, 1)] {
+        for (small_lba, big_lba, head) in
+            [(0u64, 78_000u64, 0u32), (77_999, 155_999, 0), (78_000, 156_000, 1)]
+        {
             let (s, b) = (small.layout.locate(small_lba).unwrap(), big.layout.locate(big_lba).unwrap());
             assert_eq!((s.cyl, s.sector, s.angle, s.head), (b.cyl, b.sector, b.angle, head), "{small_lba}");
             assert_eq!(b.head, head + 1);
@@ -405,9 +425,10 @@ mod tests {
     #[test]
     fn overrides_reach_every_preset_by_disksim_name() {
         for n in NAMES {
-            let p = preset_with(n, &[("Buffer continuous read".into(), 0.0), ("Head switch time".into(), 0.7)])
-                .unwrap()
-                .unwrap();
+            let p =
+                preset_with(n, &[("Buffer continuous read".into(), 0.0), ("Head switch time".into(), 0.7)])
+                    .unwrap()
+                    .unwrap();
             assert_eq!((p.cache.contread, p.head_switch_ms), (0, 0.7), "{n}");
         }
         let e = preset_with("wd10evvs", &[("Bogus".into(), 0.0)]).unwrap_err().to_string();

@@ -97,7 +97,11 @@ pub fn validate(spec: &Path, trace: &Path, overrides: &[(String, f64)]) -> Resul
 
 /// Replays trace `lines` (read from `trace`) on a drive of these parameters,
 /// as [`validate`] does.
-pub fn validate_params(params: super::hdd::DriveParams, trace: &Path, lines: &[TraceLine]) -> Result<Validation> {
+pub fn validate_params(
+    params: super::hdd::DriveParams,
+    trace: &Path,
+    lines: &[TraceLine],
+) -> Result<Validation> {
     let cap = params.layout.capacity_sectors;
     if let Some((i, l)) = lines.iter().enumerate().find(|(_, l)| l.lba + l.sectors as u64 > cap) {
         return Err(Error::input(

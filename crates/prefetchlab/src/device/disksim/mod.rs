@@ -264,19 +264,20 @@ pub fn load_drive_with(path: &Path, opts: &Options<'_>) -> Result<DriveParams> {
     let cylinders = g.int(model, "Number of cylinders", 1, INT_MAX)? as u32;
     let blocks = g.int(model, "Block count", 1, INT_MAX)? as u64;
     let lay = block(model, "Layout Model")?;
-    let layout =
-        match lay.type_name.as_str() {
-            "dm_layout_g1" => g1::layout(lay, &g, surfaces, cylinders, blocks, &mut warnings)?,
-            "dm_layout_g2" => g2::layout(lay, &g, opts.source, surfaces, cylinders, blocks, &mut warnings)?,
-            "dm_layout_g4" => g4::layout(lay, surfaces, cylinders, blocks, opts.keep_heads, &mut warnings)?,
-            other => return Err(Error::input(
+    let layout = match lay.type_name.as_str() {
+        "dm_layout_g1" => g1::layout(lay, &g, surfaces, cylinders, blocks, &mut warnings)?,
+        "dm_layout_g2" => g2::layout(lay, &g, opts.source, surfaces, cylinders, blocks, &mut warnings)?,
+        "dm_layout_g4" => g4::layout(lay, surfaces, cylinders, blocks, opts.keep_heads, &mut warnings)?,
+        other => {
+            return Err(Error::input(
                 lay.path_str(),
                 lay.line,
                 format!(
                     "layout `{other}` is not supported: expected dm_layout_g1, dm_layout_g2 or dm_layout_g4"
                 ),
-            )),
-        };
+            ))
+        }
+    };
     if opts.keep_heads.is_some() && lay.type_name != "dm_layout_g4" {
         return Err(Error::input(
             lay.path_str(),
