@@ -600,7 +600,7 @@ fn zone(
             _ => {
                 // serpentine from the zone's first cylinder
                 if ca % 2 == 1 {
-                    if z.c0 % 2 == 0 {
+                    if z.c0.is_multiple_of(2) {
                         b.push_run(span(ca, e, 2));
                         ca = e;
                     } else {

@@ -465,7 +465,7 @@ pub fn layout(
             .find_map(|r| {
                 let j = (cyl - r.cyl0 as i64) * r.cyl_dir as i64;
                 (r.head0 as i64 == head && j >= 0 && j < r.tracks as i64)
-                    .then(|| r.angle0 + j as f64 * r.a_track)
+                    .then_some(r.angle0 + j as f64 * r.a_track)
             })
             .unwrap_or(0.0);
         b.remap(
