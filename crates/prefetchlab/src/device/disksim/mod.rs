@@ -134,6 +134,9 @@ impl<'a> Get<'a> {
 /// The largest value DiskSim's 32-bit `I` parameters hold.
 pub const INT_MAX: i64 = i32::MAX as i64;
 
+/// Most cache segments (and queue slots) a drive description may ask for.
+pub const MAX_SEGMENTS: i64 = 65_536;
+
 pub fn missing(b: &Block, key: &str) -> Error {
     Error::input(
         b.path_str(),
@@ -317,14 +320,16 @@ pub fn load_drive_with(path: &Path, opts: &Options<'_>) -> Result<DriveParams> {
         extradisc_seek_delta: d("Extradisc seek delta")?,
     };
     let flag = |k: &str| -> Result<bool> { Ok(d(k)? != 0.0) };
-    let count = |k: &str, default: i64| -> Result<u32> {
-        Ok(g.int_or(disk, k, i64::MIN, i64::MAX, default)?.max(1) as u32)
+    // counts DiskSim takes as any int; the model allocates per segment, so
+    // they are held to what a drive can have (0 or less counts as 1)
+    let count = |k: &str, default: i64, max: i64| -> Result<u32> {
+        Ok(g.int_or(disk, k, i64::from(i32::MIN), max, default)?.max(1) as u32)
     };
     let cache = CacheParams {
         enabled: flag("Enable caching in buffer")?,
-        segments: count("Number of buffer segments", 1)?,
-        segment_blocks: count("Segment size (in blks)", 1)?,
-        max_write_segments: count("Maximum number of write segments", 1)?,
+        segments: count("Number of buffer segments", 1, MAX_SEGMENTS)?,
+        segment_blocks: count("Segment size (in blks)", 1, INT_MAX)?,
+        max_write_segments: count("Maximum number of write segments", 1, MAX_SEGMENTS)?,
         separate_write_segment: flag("Use separate write segment")?,
         contread: d("Buffer continuous read")?.clamp(0.0, 4.0) as u32,
         min_readahead: d("Minimum read-ahead (blks)")?.clamp(0.0, u32::MAX as f64) as u32,
@@ -352,7 +357,7 @@ pub fn load_drive_with(path: &Path, opts: &Options<'_>) -> Result<DriveParams> {
         water_by_request: flag("Set watermark by reqsize")?,
         calc_sector_by_sector: g.num_or(disk, "Calc sector by sector", 1.0)? != 0.0,
     };
-    let max_queue_length = count("Max queue length", 1)?;
+    let max_queue_length = count("Max queue length", 1, MAX_SEGMENTS)?;
     let queue = match disk.get("Scheduler") {
         Some(_) => {
             let q = block(disk, "Scheduler")?;
