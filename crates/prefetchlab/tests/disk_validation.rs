@@ -78,3 +78,32 @@ fn residuals_split_the_trace_into_its_classes() {
         assert!(r.rms_exact_ms.is_finite() && r.mean_sim_ms >= 0.0, "{r:?}");
     }
 }
+
+/// The built-in `cheetah-15k5-146gb` preset *is* DiskSim's description of
+/// that drive: with the three overrides of DiskSim's validation run it gives
+/// the very same service times as the shared `.parv` on `random.trace`.
+#[test]
+fn the_146gb_preset_is_the_shared_cheetah_15k5_description() {
+    use prefetchlab::device::disksim::load_drive;
+    use prefetchlab::device::hdd::{DriveParams, Hdd};
+    use prefetchlab::device::presets::preset_with;
+    use prefetchlab::device::validate::{read_trace, replay};
+    use prefetchlab::sim::Rng;
+    let Some(dir) = common::disksim_valid() else { return };
+    let ov: Vec<(String, f64)> = ["Enable caching in buffer", "Fast write level", "Buffer continuous read"]
+        .iter()
+        .map(|k| (k.to_string(), 0.0))
+        .collect();
+    let lines = read_trace(&dir.join("cheetah15k5/random.trace")).unwrap();
+    let run = |p: DriveParams| {
+        let mut h = Hdd::new(p, true, Rng::derive(42, "validate"));
+        replay(&mut h, &lines).0
+    };
+    let file = run(load_drive(&dir.join("cheetah15k5/Seagate-Cheetah15k5.parv"), &ov).unwrap());
+    let preset = run(preset_with("cheetah-15k5-146gb", &ov).unwrap().unwrap());
+    assert_eq!(file.len(), 10_000);
+    assert!(file == preset, "the preset's service times differ from the shared file's");
+    // and they are not trivially equal: without the overrides they differ
+    let cached = run(preset_with("cheetah-15k5-146gb", &[]).unwrap().unwrap());
+    assert!(cached != preset);
+}

@@ -1,37 +1,200 @@
-//! Built-in drive presets (models.md §1.8): the project's own parameter
-//! sets for the drives of the published experiments. Nothing here reads a
-//! file.
+//! Built-in drive presets (models.md §1.8). Every preset is a DiskSim
+//! description read by the same reader as a user's files
+//! ([`crate::device::disksim`]), so DiskSim parameter overrides work the same
+//! on every preset and on a user's drive.
 //!
-//! * `cheetah-15k5` — Seagate Cheetah 15K.5 ST373455LC, 73 GB. Calibrated
-//!   against the DIXtrac extraction DiskSim ships for the 146 GB sibling
-//!   (`disksim-valid/cheetah15k5`): the 73 GB model has the same platters
-//!   and zones but one disc (2 surfaces instead of 4), so we keep the
-//!   146 GB zone table (cylinder ranges and sectors per track), its
-//!   measured seek curve (a handful of points, interpolated), its overheads
-//!   and cache geometry, take 2 surfaces, and set the block count to the
-//!   73 GB drive's 143,374,738 sectors (half of the 146 GB drive's
-//!   286,749,487, to 5 sectors). Skews are the extraction's: about 0.139
-//!   revolution per one-cylinder move, and a head switch is shorter than a
-//!   one-cylinder seek. Write caching is off (`Fast write level` 0): the
-//!   Linux dmesg of these drives shows "Write cache: disabled" (§1.7).
+//! * `cheetah-15k5-146gb` — Seagate Cheetah 15K.5 ST3146855FC (146 GB): the
+//!   DIXtrac extraction DiskSim 4.0 ships in `valid/cheetah15k5`
+//!   (`.diskspecs`, `.model`, `-skews.layout`, `.seeks`), embedded in the
+//!   engine (`data/disksim/`, with DiskSim's copyright notice) and read from
+//!   memory. It *is* that description: with DiskSim's three validation
+//!   overrides it gives the same service times as the shared file.
+//! * `cheetah-15k5` — Seagate Cheetah 15K.5 ST373455LC (73 GB), the drive of
+//!   the RAID-0 experiments in [TC09]: the same description with one
+//!   transformation — two surfaces instead of four: the layout keeps the
+//!   tracks of two heads in the tree's order, renumbered 0 and 1, and
+//!   renumbers the LBNs over them (`keep_heads`, see `disksim::g4`), with
+//!   `Number of data surfaces = 2` and `Block count = 143374738` (the 73 GB
+//!   drive's capacity). The two kept are the 146 GB drive's heads 1 and 2:
+//!   its heads hold 71,484,154 / 71,798,599 / 71,798,600 / 71,671,700 tree
+//!   blocks, and heads 0–1 (143,280,881 blocks after their slips) cannot
+//!   hold the 73 GB drive's 143,374,738, while heads 1–2 can. The tree's
+//!   band order is kept, so each 130-cylinder band is still served
+//!   serpentine: head 0 down 65 cylinders, head 1 up, head 1 down the next
+//!   65, head 0 up. Cylinders, zones, skews, seek curve, cache and
+//!   overheads are the 146 GB drive's.
 //! * `cheetah-15k4` (ST373454LC), `barracuda-7200.10` (ST3250310AS),
-//!   `wd5000aaks`, `wd10evvs` — from datasheet figures only: rpm, capacity,
-//!   single/average/full-stroke seek → Lee's curve (§1.2(c)), outer/inner
-//!   sustained rates → sectors per track of 16 zones (§1.4, Hitachi's
-//!   sustained-rate formula), cache size/segments, and overheads in the
-//!   range §1.6 gives.
+//!   `wd5000aaks`, `wd10evvs` — datasheet drives: rpm, capacity,
+//!   single/average/full-stroke seek, outer/inner sustained rates, cache size
+//!   and segments ([`Sheet`]) are rendered into a DiskSim description
+//!   ([`datasheet_description`]: 16 `dm_layout_g1` zones whose sectors per
+//!   track fall linearly from OD to ID so that Hitachi's sustained-rate
+//!   formula gives the datasheet's figures (§1.4), the surplus sectors of
+//!   the last zone as its spares so the capacity is the datasheet's; `curve`
+//!   seeks = Lee's equation (§1.2(c)); overheads in the range §1.6 gives;
+//!   the cache figures), which is then read like any other.
+//!
+//! **Departures.** A preset may depart from its description (in its cache
+//! behaviour): [`departures`] lists them by DiskSim parameter name with the
+//! reason; they are applied through the same override path as a user's
+//! overrides (a user's override of the same name wins). Today there are
+//! none: every preset behaves as its description says.
 
-use crate::device::hdd::geometry::{Layout, LayoutBuilder, Run};
-use crate::device::hdd::seek::SeekCurve;
-use crate::device::hdd::{AccessTime, CacheParams, DriveParams, Overheads, QueueParams};
+use crate::device::disksim::parse::MemFiles;
+use crate::device::disksim::{load_drive_with, Options};
+use crate::device::hdd::DriveParams;
 use crate::error::{Error, Result};
-use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::Path;
+use std::sync::{Mutex, OnceLock};
 
 /// The preset names `Hdd::from_model` accepts.
-pub const NAMES: [&str; 5] = ["cheetah-15k5", "cheetah-15k4", "barracuda-7200.10", "wd5000aaks", "wd10evvs"];
+pub const NAMES: [&str; 6] =
+    ["cheetah-15k5", "cheetah-15k5-146gb", "cheetah-15k4", "barracuda-7200.10", "wd5000aaks", "wd10evvs"];
+
+/// Where a preset comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PresetKind {
+    /// A DiskSim description of the real drive (extracted by DIXtrac).
+    DiskSim,
+    /// A description rendered from datasheet figures.
+    Datasheet,
+}
+
+/// What a preset is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PresetInfo {
+    pub name: &'static str,
+    pub kind: PresetKind,
+    /// One line for people.
+    pub description: &'static str,
+}
+
+/// A preset's departure from its description.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Departure {
+    /// DiskSim parameter name.
+    pub param: &'static str,
+    pub value: f64,
+    pub reason: &'static str,
+}
+
+/// What the preset `name` is, or `None` if there is no such preset.
+pub fn info(name: &str) -> Option<PresetInfo> {
+    let (kind, description) = match name {
+        "cheetah-15k5" => (
+            PresetKind::DiskSim,
+            "Seagate Cheetah 15K.5 ST373455LC, 73 GB: DiskSim's 146 GB description with 2 of its 4 surfaces",
+        ),
+        "cheetah-15k5-146gb" => (
+            PresetKind::DiskSim,
+            "Seagate Cheetah 15K.5 ST3146855FC, 146 GB: DiskSim 4.0's DIXtrac description",
+        ),
+        "cheetah-15k4" => (PresetKind::Datasheet, "Seagate Cheetah 15K.4 ST373454LC, 73 GB, 15,000 rpm"),
+        "barracuda-7200.10" => {
+            (PresetKind::Datasheet, "Seagate Barracuda 7200.10 ST3250310AS, 250 GB, 7,200 rpm")
+        }
+        "wd5000aaks" => (PresetKind::Datasheet, "Western Digital Caviar WD5000AAKS, 500 GB, 7,200 rpm"),
+        "wd10evvs" => (PresetKind::Datasheet, "Western Digital WD10EVVS, 1 TB, 5,400-rpm class"),
+        _ => return None,
+    };
+    let name = NAMES.iter().copied().find(|n| *n == name)?;
+    Some(PresetInfo { name, kind, description })
+}
+
+/// The departures of preset `name` from its description (none today).
+pub fn departures(name: &str) -> &'static [Departure] {
+    let _ = name;
+    &[]
+}
+
+const C15K5_DIR: &str = "<built-in>/cheetah15k5";
+const C15K5_DISKSPECS: &str = include_str!("../../data/disksim/Seagate-Cheetah15k5.diskspecs");
+const C15K5_MODEL: &str = include_str!("../../data/disksim/Seagate-Cheetah15k5.model");
+const C15K5_SEEKS: &str = include_str!("../../data/disksim/Seagate-Cheetah15k5.seeks");
+const C15K5_LAYOUT_ZZ: &[u8] = include_bytes!("../../data/disksim/Seagate-Cheetah15k5-skews.layout.zz");
+
+/// The embedded Cheetah 15K.5 description, inflated once.
+fn cheetah_15k5_files() -> Result<&'static MemFiles> {
+    static FILES: OnceLock<std::result::Result<MemFiles, String>> = OnceLock::new();
+    let r = FILES.get_or_init(|| {
+        let raw = miniz_oxide::inflate::decompress_to_vec_zlib(C15K5_LAYOUT_ZZ)
+            .map_err(|e| format!("cannot inflate the embedded Cheetah 15K.5 layout: {e:?}"))?;
+        let layout = String::from_utf8(raw)
+            .map_err(|_| "the embedded Cheetah 15K.5 layout is not text".to_string())?;
+        let mut m = MemFiles::new();
+        m.add(format!("{C15K5_DIR}/Seagate-Cheetah15k5.diskspecs"), C15K5_DISKSPECS);
+        m.add(format!("{C15K5_DIR}/Seagate-Cheetah15k5.model"), C15K5_MODEL);
+        m.add(format!("{C15K5_DIR}/Seagate-Cheetah15k5.seeks"), C15K5_SEEKS);
+        m.add(format!("{C15K5_DIR}/Seagate-Cheetah15k5-skews.layout"), layout);
+        Ok(m)
+    });
+    r.as_ref().map_err(|e| Error::Internal(e.clone()))
+}
+
+/// The preset `name` as its description says (no overrides), or `None` if
+/// there is no such preset.
+pub fn preset(name: &str) -> Result<Option<DriveParams>> {
+    preset_with(name, &[])
+}
+
+/// The preset `name` with DiskSim parameters overridden by name (after the
+/// preset's own departures), or `None` if there is no such preset.
+pub fn preset_with(name: &str, overrides: &[(String, f64)]) -> Result<Option<DriveParams>> {
+    if info(name).is_none() {
+        return Ok(None);
+    }
+    // loading the 146 GB description takes a few tens of ms: keep the last few
+    type Memo = Vec<(String, Vec<(String, u64)>, DriveParams)>;
+    static MEMO: OnceLock<Mutex<Memo>> = OnceLock::new();
+    let key: Vec<(String, u64)> =
+        overrides.iter().map(|(k, v)| (k.to_ascii_lowercase(), v.to_bits())).collect();
+    let memo = MEMO.get_or_init(|| Mutex::new(Vec::new()));
+    if let Ok(m) = memo.lock() {
+        if let Some((_, _, p)) = m.iter().find(|(n, k, _)| n == name && *k == key) {
+            return Ok(Some(p.clone()));
+        }
+    }
+    let mut ov: Vec<(String, f64)> =
+        departures(name).iter().map(|d| (d.param.to_string(), d.value)).collect();
+    let p = match name {
+        "cheetah-15k5-146gb" | "cheetah-15k5" => {
+            let files = cheetah_15k5_files()?;
+            let keep_heads = if name == "cheetah-15k5" {
+                ov.push(("Number of data surfaces".into(), 2.0));
+                ov.push(("Block count".into(), 143_374_738.0));
+                Some((1, 2))
+            } else {
+                None
+            };
+            ov.extend_from_slice(overrides);
+            let spec = format!("{C15K5_DIR}/Seagate-Cheetah15k5.diskspecs");
+            let mut p =
+                load_drive_with(Path::new(&spec), &Options { source: files, overrides: &ov, keep_heads })?;
+            p.name = name.to_string();
+            p
+        }
+        _ => {
+            let sheet = SHEETS.iter().find(|s| s.name == name).expect("a datasheet preset");
+            let mut m = MemFiles::new();
+            let path = format!("<built-in>/{name}.diskspecs");
+            m.add(&path, datasheet_description(sheet));
+            ov.extend_from_slice(overrides);
+            load_drive_with(Path::new(&path), &Options { source: &m, overrides: &ov, keep_heads: None })?
+        }
+    };
+    if let Ok(mut m) = memo.lock() {
+        if m.len() >= 8 {
+            m.remove(0);
+        }
+        m.push((name.to_string(), key, p.clone()));
+    }
+    Ok(Some(p))
+}
 
 /// Datasheet figures of a drive.
-struct Sheet {
+#[derive(Debug, Clone, Copy)]
+pub struct Sheet {
     name: &'static str,
     rpm: f64,
     capacity_sectors: u64,
@@ -43,7 +206,6 @@ struct Sheet {
     /// sustained media rate at OD and ID (MB/s, 10^6 B/s)
     od_mbs: f64,
     id_mbs: f64,
-    cylinders: u32,
     cache_blocks: u32,
     segments: u32,
     /// interface time per sector (ms)
@@ -54,7 +216,8 @@ struct Sheet {
     fast_write_level: u32,
 }
 
-const SHEETS: [Sheet; 4] = [
+/// The datasheet drives.
+pub const SHEETS: [Sheet; 4] = [
     Sheet {
         name: "cheetah-15k4",
         rpm: 15_000.0,
@@ -65,7 +228,6 @@ const SHEETS: [Sheet; 4] = [
         head_switch_ms: 0.3,
         od_mbs: 96.0,
         id_mbs: 58.0,
-        cylinders: 50_000,
         cache_blocks: 16_384,
         segments: 16,
         xfer_ms: 512.0 / 320e6 * 1e3,
@@ -84,7 +246,6 @@ const SHEETS: [Sheet; 4] = [
         head_switch_ms: 0.8,
         od_mbs: 78.0,
         id_mbs: 40.0,
-        cylinders: 0,
         cache_blocks: 16_384,
         segments: 16,
         xfer_ms: 512.0 / 300e6 * 1e3,
@@ -103,7 +264,6 @@ const SHEETS: [Sheet; 4] = [
         head_switch_ms: 1.0,
         od_mbs: 106.0,
         id_mbs: 55.0,
-        cylinders: 0,
         cache_blocks: 32_768,
         segments: 16,
         xfer_ms: 512.0 / 300e6 * 1e3,
@@ -122,7 +282,6 @@ const SHEETS: [Sheet; 4] = [
         head_switch_ms: 1.0,
         od_mbs: 100.0,
         id_mbs: 50.0,
-        cylinders: 0,
         cache_blocks: 16_384,
         segments: 16,
         xfer_ms: 512.0 / 300e6 * 1e3,
@@ -133,21 +292,8 @@ const SHEETS: [Sheet; 4] = [
     },
 ];
 
-/// The preset `name`, or `None` if there is no such preset.
-pub fn preset(name: &str) -> Result<Option<DriveParams>> {
-    if name == "cheetah-15k5" {
-        return cheetah_15k5().map(Some);
-    }
-    match SHEETS.iter().find(|s| s.name == name) {
-        Some(s) => from_sheet(s).map(Some),
-        None => Ok(None),
-    }
-}
-
-/// Zones of a datasheet drive: `zones` bands of equal cylinder count,
-/// sectors per track falling linearly from OD to ID so that Hitachi's
-/// sustained-rate formula gives the OD/ID figures (models.md §1.4).
-fn sheet_layout(s: &Sheet) -> Result<(Layout, u32)> {
+/// The DiskSim description of a datasheet drive (see the module doc).
+pub fn datasheet_description(s: &Sheet) -> String {
     const ZONES: u32 = 16;
     let rev_s = 60.0 / s.rpm;
     let hs = s.head_switch_ms / 1e3;
@@ -157,248 +303,76 @@ fn sheet_layout(s: &Sheet) -> Result<(Layout, u32)> {
     let spt_for = |mbs: f64| (mbs * 1e6 * ((sf - 1.0) * hs + cs + sf * rev_s) / (512.0 * sf)).round();
     let spt_od = spt_for(s.od_mbs);
     let spt_id = spt_for(s.id_mbs);
-    let spts: Vec<u32> = (0..ZONES)
-        .map(|z| (spt_od + (spt_id - spt_od) * z as f64 / (ZONES - 1) as f64).round() as u32)
+    let spts: Vec<u64> = (0..ZONES)
+        .map(|z| (spt_od + (spt_id - spt_od) * z as f64 / (ZONES - 1) as f64).round() as u64)
         .collect();
-    let per_cyl: u64 = spts.iter().map(|&x| x as u64 * s.surfaces as u64).sum();
-    let cyl_per_zone = s.capacity_sectors.div_ceil(per_cyl) as u32;
-    let mut b = LayoutBuilder::new();
+    let per_cyl: u64 = spts.iter().map(|&x| x * s.surfaces as u64).sum();
+    let cyl_per_zone = s.capacity_sectors.div_ceil(per_cyl);
+    let cyls = cyl_per_zone * ZONES as u64;
+    let surplus = per_cyl * cyl_per_zone - s.capacity_sectors;
+    let seg = s.cache_blocks / s.segments;
+    let mut t = String::new();
+    let w = &mut t;
+    let _ = writeln!(w, "# {} rendered from datasheet figures by prefetchlab (device/presets.rs)", s.name);
+    let _ = writeln!(w, "disksim_disk {} {{", s.name);
+    let _ = writeln!(w, " Model = dm_disk {{");
+    let _ = writeln!(w, "  Block count = {},", s.capacity_sectors);
+    let _ = writeln!(w, "  Number of data surfaces = {},", s.surfaces);
+    let _ = writeln!(w, "  Number of cylinders = {cyls},");
+    let _ = writeln!(w, "  Layout Model = dm_layout_g1 {{");
+    let _ = writeln!(
+        w,
+        "   LBN-to-PBN mapping scheme = 0,\n   Sparing scheme used = 9,\n   Rangesize for sparing = 1,"
+    );
+    let _ = writeln!(w, "   Zones = [");
     for (z, &spt) in spts.iter().enumerate() {
         // skews: the next sector comes under the head just after the switch
-        let tskew = ((hs / rev_s) * spt as f64).ceil() / spt as f64;
-        let cskew = ((cs / rev_s) * spt as f64).ceil() / spt as f64;
-        b.push_run(Run {
-            p_start: 0,
-            lpt: spt,
-            spt,
-            first_sector: 0,
-            tracks: cyl_per_zone * s.surfaces,
-            tpc: s.surfaces,
-            cyl0: z as u32 * cyl_per_zone,
-            cyl_dir: 1,
-            head0: 0,
-            mapping: 0,
-            angle0: 0.0,
-            a_track: tskew,
-            a_cyl: cskew - tskew,
-        });
+        let tskew = ((hs / rev_s) * spt as f64).ceil();
+        let cskew = ((cs / rev_s) * spt as f64).ceil();
+        let c0 = z as u64 * cyl_per_zone;
+        let spares = if z as u32 == ZONES - 1 { surplus } else { 0 };
+        let _ = writeln!(
+            w,
+            "    dm_layout_g1_zone {{ First cylinder number = {c0}, Last cylinder number = {}, Blocks per track = {spt}, Offset of first block = 0, Empty space at zone front = 0, Skew for track switch = {tskew}, Skew for cylinder switch = {cskew}, Number of spares = {spares}, slips = [], defects = [] }}{}",
+            c0 + cyl_per_zone - 1,
+            if z as u32 == ZONES - 1 { "" } else { "," }
+        );
     }
-    let cyls = cyl_per_zone * ZONES;
-    let l = b.build(s.surfaces, cyls, s.capacity_sectors, s.name)?;
-    Ok((l, cyls))
-}
-
-fn from_sheet(s: &Sheet) -> Result<DriveParams> {
-    let (layout, cyls) = sheet_layout(s)?;
-    let _ = s.cylinders;
-    Ok(DriveParams {
-        name: s.name.to_string(),
-        layout,
-        seek: SeekCurve::lee(s.seek.0, s.seek.1, s.seek.2, cyls),
-        access: AccessTime::TrackSwitchPlusRotation,
-        head_switch_ms: s.head_switch_ms,
-        write_settle_ms: s.write_settle_ms,
-        rpm: s.rpm,
-        rpm_error_pct: 0.2,
-        xfer_read_ms: s.xfer_ms,
-        xfer_write_ms: s.xfer_ms,
-        overheads: Overheads {
-            read_hit_after_read: s.read_hit_ms,
-            read_hit_after_write: s.read_hit_ms,
-            read_miss_after_read: s.read_miss_ms,
-            read_miss_after_write: s.read_miss_ms,
-            write_hit_after_read: s.write_ms,
-            write_hit_after_write: s.write_ms,
-            write_miss_after_read: s.write_ms,
-            write_miss_after_write: s.write_ms,
-            time_scale: 1.0,
-            ..Overheads::default()
-        },
-        cache: CacheParams {
-            enabled: true,
-            segments: s.segments,
-            segment_blocks: s.cache_blocks / s.segments,
-            contread: 3,
-            min_readahead: 0,
-            max_readahead: s.cache_blocks / s.segments,
-            readahead_over_requested: true,
-            fast_write_level: s.fast_write_level,
-            immed_read: false,
-            immed_write: false,
-            read_hits_on_write_data: true,
-            read_water: 0.0,
-            write_water: 0.0,
-            water_by_request: true,
-            ..CacheParams::default()
-        },
-        queue: QueueParams::default(),
-        warnings: Vec::new(),
-    })
-}
-
-/// Zone table of the Cheetah 15K.5 (from the DIXtrac extraction of the
-/// 146 GB drive): (first cylinder, sectors per track).
-const C15K5_ZONES: [(u32, u32); 14] = [
-    (0, 1200),
-    (7_801, 1160),
-    (14_201, 1120),
-    (20_201, 1104),
-    (25_901, 1080),
-    (31_301, 1020),
-    (36_401, 994),
-    (41_301, 960),
-    (46_001, 920),
-    (50_501, 880),
-    (54_901, 840),
-    (59_101, 816),
-    (63_201, 780),
-    (67_201, 720),
-];
-const C15K5_CYLS: u32 = 72_170;
-
-/// Seek curve points (cylinders, ms) of the same extraction.
-const C15K5_SEEK: [(u32, f64); 20] = [
-    (1, 0.5525),
-    (2, 0.5695),
-    (3, 0.5974),
-    (5, 0.7680),
-    (10, 0.7876),
-    (20, 0.8025),
-    (50, 0.8328),
-    (100, 1.1398),
-    (200, 1.1560),
-    (500, 1.5035),
-    (1_000, 1.6364),
-    (2_000, 1.9977),
-    (5_000, 2.3321),
-    (10_000, 2.9855),
-    (20_000, 3.6658),
-    (30_000, 4.3137),
-    (40_000, 4.8433),
-    (50_000, 5.5516),
-    (60_000, 6.1209),
-    (72_000, 6.9139),
-];
-
-fn cheetah_15k5() -> Result<DriveParams> {
-    const SURFACES: u32 = 2;
-    const ONE_CYL_SKEW_REV: f64 = 0.139; // ≈ seek(1) / period
-    const HEAD_SKEW_REV: f64 = 0.05;
-    let mut b = LayoutBuilder::new();
-    for (i, &(c0, spt)) in C15K5_ZONES.iter().enumerate() {
-        let c1 = C15K5_ZONES.get(i + 1).map(|z| z.0).unwrap_or(C15K5_CYLS);
-        let tskew = (HEAD_SKEW_REV * spt as f64).ceil() / spt as f64;
-        let cskew = (ONE_CYL_SKEW_REV * spt as f64).ceil() / spt as f64;
-        b.push_run(Run {
-            p_start: 0,
-            lpt: spt,
-            spt,
-            first_sector: 0,
-            tracks: (c1 - c0) * SURFACES,
-            tpc: SURFACES,
-            cyl0: c0,
-            cyl_dir: 1,
-            head0: 0,
-            mapping: 0,
-            angle0: 0.0,
-            a_track: tskew,
-            a_cyl: cskew - tskew,
-        });
+    let _ = writeln!(w, "   ]\n  }},");
+    let _ = writeln!(w, "  Mechanical Model = dm_mech_g1 {{");
+    let _ = writeln!(w, "   Access time type = trackSwitchPlusRotation,\n   Seek type = curve,");
+    let _ = writeln!(w, "   Single cylinder seek time = {:?},", s.seek.0);
+    let _ = writeln!(w, "   Average seek time = {:?},", s.seek.1);
+    let _ = writeln!(w, "   Full strobe seek time = {:?},", s.seek.2);
+    let _ = writeln!(w, "   Add. write settling delay = {:?},", s.write_settle_ms);
+    let _ = writeln!(w, "   Head switch time = {:?},", s.head_switch_ms);
+    let _ = writeln!(w, "   Rotation speed (in rpms) = {},", s.rpm as u64);
+    let _ = writeln!(w, "   Percent error in rpms = 0.2\n  }}\n }},");
+    let _ = writeln!(w, " Bulk sector transfer time = {:?},", s.xfer_ms);
+    let _ = writeln!(w, " Time scale for overheads = 1.0,");
+    for rw in ["read", "write"] {
+        let _ = writeln!(w, " Read hit over. after {rw} = {:?},", s.read_hit_ms);
+        let _ = writeln!(w, " Read miss over. after {rw} = {:?},", s.read_miss_ms);
+        let _ = writeln!(w, " Write hit over. after {rw} = {:?},", s.write_ms);
+        let _ = writeln!(w, " Write miss over. after {rw} = {:?},", s.write_ms);
     }
-    let layout = b.build(SURFACES, C15K5_CYLS, 143_374_738, "cheetah-15k5")?;
-    Ok(DriveParams {
-        name: "cheetah-15k5".into(),
-        layout,
-        seek: SeekCurve::Extracted {
-            dists: C15K5_SEEK.iter().map(|p| p.0).collect(),
-            ms: C15K5_SEEK.iter().map(|p| p.1).collect(),
-        },
-        access: AccessTime::TrackSwitchPlusRotation,
-        head_switch_ms: 0.2,
-        write_settle_ms: 0.0,
-        rpm: 15_020.0,
-        rpm_error_pct: 0.035,
-        xfer_read_ms: 0.0,
-        xfer_write_ms: 0.0,
-        overheads: Overheads {
-            read_hit_after_read: 0.162,
-            read_hit_after_write: 0.158,
-            read_miss_after_read: 0.0,
-            read_miss_after_write: 0.105_657,
-            write_hit_after_read: 0.276,
-            write_hit_after_write: 0.456,
-            write_miss_after_read: 0.628_67,
-            write_miss_after_write: 0.227_98,
-            time_scale: 1.0,
-            ..Overheads::default()
-        },
-        cache: CacheParams {
-            enabled: true,
-            segments: 32,
-            segment_blocks: 1200,
-            contread: 4,
-            min_readahead: 0,
-            max_readahead: 1200,
-            readahead_over_requested: false,
-            fast_write_level: 0,
-            immed_read: false,
-            immed_write: true,
-            read_hits_on_write_data: true,
-            read_water: 0.0,
-            write_water: 0.0,
-            water_by_request: true,
-            ..CacheParams::default()
-        },
-        queue: QueueParams::default(),
-        warnings: Vec::new(),
-    })
-}
-
-/// Applies DiskSim-named overrides to a preset (the cache and overhead
-/// parameters and the mechanical scalars a preset has).
-pub fn apply_overrides(p: &mut DriveParams, ov: &BTreeMap<String, f64>) -> Result<()> {
-    for (k, &v) in ov {
-        let c = &mut p.cache;
-        let o = &mut p.overheads;
-        match k.to_ascii_lowercase().as_str() {
-            "enable caching in buffer" => c.enabled = v != 0.0,
-            "buffer continuous read" => c.contread = v.clamp(0.0, 4.0) as u32,
-            "fast write level" => c.fast_write_level = v.clamp(0.0, 2.0) as u32,
-            "number of buffer segments" => c.segments = v.max(1.0) as u32,
-            "segment size (in blks)" => c.segment_blocks = v.max(1.0) as u32,
-            "minimum read-ahead (blks)" => c.min_readahead = v.max(0.0) as u32,
-            "maximum read-ahead (blks)" => c.max_readahead = v.max(0.0) as u32,
-            "read-ahead over requested" => c.readahead_over_requested = v != 0.0,
-            "immediate buffer read" => c.immed_read = v != 0.0,
-            "immediate buffer write" => c.immed_write = v != 0.0,
-            "allow read hits on write data" => c.read_hits_on_write_data = v != 0.0,
-            "read hit over. after read" => o.read_hit_after_read = v,
-            "read hit over. after write" => o.read_hit_after_write = v,
-            "read miss over. after read" => o.read_miss_after_read = v,
-            "read miss over. after write" => o.read_miss_after_write = v,
-            "write hit over. after read" => o.write_hit_after_read = v,
-            "write hit over. after write" => o.write_hit_after_write = v,
-            "write miss over. after read" => o.write_miss_after_read = v,
-            "write miss over. after write" => o.write_miss_after_write = v,
-            "time scale for overheads" => o.time_scale = v,
-            "per-request overhead time" => o.per_request = v,
-            "bulk sector transfer time" => {
-                p.xfer_read_ms = v;
-                p.xfer_write_ms = v;
-            }
-            "head switch time" => p.head_switch_ms = v,
-            "add. write settling delay" => p.write_settle_ms = v,
-            "rotation speed (in rpms)" if v > 0.0 => p.rpm = v,
-            "percent error in rpms" => p.rpm_error_pct = v,
-            _ => {
-                return Err(Error::config(
-                    format!("disk.overrides.{k}"),
-                    "unknown or unsupported DiskSim parameter for a preset drive",
-                ))
-            }
-        }
-    }
-    Ok(())
+    let _ = writeln!(w, " Enable caching in buffer = 1,");
+    let _ = writeln!(w, " Number of buffer segments = {},", s.segments);
+    let _ = writeln!(w, " Segment size (in blks) = {seg},");
+    let _ = writeln!(w, " Buffer continuous read = 3,\n Minimum read-ahead (blks) = 0,");
+    let _ = writeln!(w, " Maximum read-ahead (blks) = {seg},");
+    let _ = writeln!(w, " Read-ahead over requested = 1,");
+    let _ = writeln!(w, " Fast write level = {},", s.fast_write_level);
+    let _ = writeln!(
+        w,
+        " Immediate buffer read = 0,\n Immediate buffer write = 0,\n Allow read hits on write data = 1,"
+    );
+    let _ = writeln!(
+        w,
+        " High (read) water mark = 0.0,\n Low (write) water mark = 0.0,\n Set watermark by reqsize = 1"
+    );
+    let _ = writeln!(w, "}}");
+    t
 }
 
 #[cfg(test)]
@@ -406,14 +380,59 @@ mod tests {
     use super::*;
 
     #[test]
-    fn presets_build_with_datasheet_capacity() {
+    fn presets_build_with_datasheet_capacity_and_no_warnings() {
         for n in NAMES {
             let p = preset(n).unwrap().unwrap();
             assert!(p.layout.capacity_sectors > 100_000_000, "{n}");
             assert!(p.layout.locate(p.layout.capacity_sectors - 1).is_some(), "{n}");
+            assert!(
+                p.warnings.iter().all(|w| w.contains("Seek distances measured")),
+                "{n}: {:?}",
+                p.warnings
+            );
+            assert!(info(n).is_some(), "{n}");
         }
         assert_eq!(preset("cheetah-15k5").unwrap().unwrap().layout.capacity_sectors, 143_374_738);
+        assert_eq!(preset("cheetah-15k5-146gb").unwrap().unwrap().layout.capacity_sectors, 286_749_487);
+        for s in SHEETS {
+            assert_eq!(preset(s.name).unwrap().unwrap().layout.capacity_sectors, s.capacity_sectors);
+            assert_eq!(info(s.name).unwrap().kind, PresetKind::Datasheet);
+        }
+        assert_eq!(info("cheetah-15k5").unwrap().kind, PresetKind::DiskSim);
         assert!(preset("nope").unwrap().is_none());
+        assert!(info("nope").is_none());
+    }
+
+    #[test]
+    fn the_73gb_drive_keeps_heads_0_and_1_of_the_146gb_layout() {
+        let big = preset("cheetah-15k5-146gb").unwrap().unwrap();
+        let small = preset("cheetah-15k5").unwrap().unwrap();
+        assert_eq!((big.layout.surfaces, small.layout.surfaces), (4, 2));
+        assert!(small.layout.runs().iter().all(|r| r.head0 < 2));
+        // the 146 GB drive's second band of 78,000 blocks (head 1, cylinders
+        // 64 down to 0) is the 73 GB drive's first, on head 0; its third
+        // (head 2, 0 up to 64) the 73 GB drive's second, on head 1
+        for (small_lba, big_lba, head) in
+            [(0u64, 78_000u64, 0u32), (77_999, 155_999, 0), (78_000, 156_000, 1)]
+        {
+            let (s, b) = (small.layout.locate(small_lba).unwrap(), big.layout.locate(big_lba).unwrap());
+            assert_eq!((s.cyl, s.sector, s.angle, s.head), (b.cyl, b.sector, b.angle, head), "{small_lba}");
+            assert_eq!(b.head, head + 1);
+        }
+        assert_eq!((small.rpm, small.seek.clone()), (big.rpm, big.seek.clone()));
+    }
+
+    #[test]
+    fn overrides_reach_every_preset_by_disksim_name() {
+        for n in NAMES {
+            let p =
+                preset_with(n, &[("Buffer continuous read".into(), 0.0), ("Head switch time".into(), 0.7)])
+                    .unwrap()
+                    .unwrap();
+            assert_eq!((p.cache.contread, p.head_switch_ms), (0, 0.7), "{n}");
+        }
+        let e = preset_with("wd10evvs", &[("Bogus".into(), 0.0)]).unwrap_err().to_string();
+        assert!(e.contains("Bogus") && e.contains("did you mean"), "{e}");
     }
 
     #[test]

@@ -92,9 +92,10 @@ pub fn read_trace(path: &Path) -> Result<Vec<TraceLine>> {
         };
         let lba = f[2].parse::<u64>().map_err(|_| bad("block is not an integer"))?;
         let sectors = f[3].parse::<u32>().map_err(|_| bad("size is not an integer"))?;
-        let service_us = f[4].parse::<f64>().map_err(|_| bad("service_us is not a number"))?;
-        let next = f[5].parse::<f64>().map_err(|_| bad("next_interarrival_us is not a number"))?;
-        if sectors == 0 || service_us.is_nan() || service_us < 0.0 || next.is_nan() || next < 0.0 {
+        let finite = |x: &str| x.parse::<f64>().ok().filter(|v| v.is_finite());
+        let service_us = finite(f[4]).ok_or_else(|| bad("service_us is not a finite number"))?;
+        let next = finite(f[5]).ok_or_else(|| bad("next_interarrival_us is not a finite number"))?;
+        if sectors == 0 || service_us < 0.0 || next < 0.0 {
             return Err(bad("size must be > 0 and times ≥ 0"));
         }
         out.push(TraceLine { write, lba, sectors, service_us, next_interarrival_us: next });
@@ -107,20 +108,39 @@ pub fn read_trace(path: &Path) -> Result<Vec<TraceLine>> {
 
 /// Replays `trace` on the drive of `spec` (`.parv` or `.diskspecs`), with
 /// DiskSim parameters overridden by name.
+///
+/// The drive's capacity is DiskSim's: for a `dm_layout_g1` drive the blocks
+/// its zones hold, which DiskSim uses in place of `Block count` (so a trace
+/// reaching past `Block count` but within the zones replays, as in
+/// DiskSim). A request beyond that capacity stops DiskSim ("Invalid set of
+/// blocks requested from disk"); here it is an error naming the trace line.
 pub fn validate(spec: &Path, trace: &Path, overrides: &[(String, f64)]) -> Result<Validation> {
     let lines = read_trace(trace)?;
     let params = super::disksim::load_drive(spec, overrides)?;
+    validate_params(params, trace, &lines)
+}
+
+/// Replays trace `lines` (read from `trace`) on a drive of these parameters,
+/// as [`validate`] does.
+pub fn validate_params(
+    params: super::hdd::DriveParams,
+    trace: &Path,
+    lines: &[TraceLine],
+) -> Result<Validation> {
     let cap = params.layout.capacity_sectors;
     if let Some((i, l)) = lines.iter().enumerate().find(|(_, l)| l.lba + l.sectors as u64 > cap) {
         return Err(Error::input(
             trace.display().to_string(),
             i + 1,
-            format!("request {}+{} beyond the drive's {cap} sectors", l.lba, l.sectors),
+            format!(
+                "request {}+{} beyond the drive's {cap} blocks (DiskSim stops on it: \"Invalid set of blocks requested\")",
+                l.lba, l.sectors
+            ),
         ));
     }
     let cylinders = params.layout.cylinders as u64;
     let mut hdd = Hdd::with_start(params, true, Start::Index, Rng::derive(42, "validate"));
-    let samples = replay_samples(&mut hdd, &lines);
+    let samples = replay_samples(&mut hdd, lines);
     let sim: Vec<f64> = samples.iter().map(|s| s.sim_ms).collect();
     let real: Vec<f64> = samples.iter().map(|s| s.real_ms).collect();
     let mut v = compare(&sim, &real);
@@ -322,6 +342,14 @@ mod tests {
         std::fs::write(&d, "R Hit 10 4 100.0 200.0\nX Hit 1 1 1 1\n").unwrap();
         let e = read_trace(&d).unwrap_err().to_string();
         assert!(e.contains(":2:"), "{e}");
+        for bad in ["inf", "NaN", "infinity", "1e999"] {
+            std::fs::write(&d, format!("R Hit 10 4 100.0 200.0\nR Miss 1 1 {bad} 1\n")).unwrap();
+            let e = read_trace(&d).unwrap_err().to_string();
+            assert!(e.contains(":2:") && e.contains("service_us is not a finite number"), "{bad}: {e}");
+            std::fs::write(&d, format!("R Hit 10 4 100.0 {bad}\n")).unwrap();
+            let e = read_trace(&d).unwrap_err().to_string();
+            assert!(e.contains(":1:") && e.contains("next_interarrival_us"), "{bad}: {e}");
+        }
         std::fs::remove_file(&d).ok();
     }
 }

@@ -1,50 +1,84 @@
 //! Reader of DiskSim drive descriptions (models.md §1; DiskSim 4.0's
 //! `diskmodel` and `disk.modspec`): `.parv` (a whole run configuration that
 //! `source`s a `.diskspecs`), `.diskspecs` (the `disksim_disk` block, whose
-//! `Model = source X.model` is a `dm_disk`), the `dm_layout_g1` zone lists
-//! and the `dm_layout_g4` `.layout` files, the `dm_mech_g1` mechanics and
-//! the `.seek`/`.seeks` extracted seek curves.
+//! `Model = source X.model` is a `dm_disk`), the layouts `dm_layout_g1`
+//! ([`g1`]: zones, every sparing scheme 0–10, slips and remapped defects),
+//! `dm_layout_g2` ([`g2`]: a raw map file) and `dm_layout_g4` ([`g4`]: the
+//! `.layout` tree with slips, negative slips and remaps), the `dm_mech_g1`
+//! mechanics and the `.seek`/`.seeks` extracted seek curves ([`mech`]).
 //!
-//! How DiskSim's layouts are read (from `layout_g1.c`, `layout_g4.c`):
-//! * g1: a zone's tracks take LBNs cylinder by cylinder, head 0..S−1
-//!   (mapping scheme 1/2: serpentine), after `Empty space at zone front`.
-//!   The angle of sector 0 of a track is `Offset of first block` + one
-//!   track skew per track switch + one cylinder skew per cylinder switch,
-//!   counted from the zone start. Sparing schemes understood: 0 none,
-//!   1 spare tracks at the zone end (slips are tracks), 8 spare sectors at
-//!   the end of each range of cylinders, 9 (and 10) spare sectors at the
-//!   zone end with slipped sectors consuming them. The others (2–7: spares
-//!   per cylinder/track) are rejected with a clear error.
-//! * g4: a tree of index nodes whose leaves are tracks; every leaf entry is
-//!   flattened at load time into a run of tracks on one head over
-//!   consecutive cylinders (upwards or downwards), each `alen` revolutions
-//!   after the previous; `Slips` become skipped physical ranges. `Remaps`
-//!   (none in the shipped files) are not supported.
-//! * `dm_layout_g2` needs DiskSim's raw map file and is not supported.
+//! * Files are read through a [`parse::Source`]: the file system, or texts
+//!   in memory (the built-in presets' embedded descriptions go through this
+//!   same reader).
+//! * Overrides (`--override "NAME=VALUE"`, `disk.overrides`) set a DiskSim
+//!   parameter by name wherever the description has it (every block of the
+//!   drive that reads that name). A name that is no DiskSim drive parameter
+//!   ([`names`]) is an error suggesting the closest name; a value that is not
+//!   a finite number is an error; a real DiskSim name the drive's description
+//!   never consults is a warning.
+//! * The drive's capacity is what DiskSim uses: for `dm_layout_g1` the
+//!   blocks its zones map (DiskSim's `checknumblocks` replaces `Block count`
+//!   by that sum; a differing `Block count` is a warning), for g2 and g4
+//!   `Block count`.
+//! * Where DiskSim silently tolerates a malformed description, the reader
+//!   does the same and records a one-line warning in
+//!   [`DriveParams::warnings`]; everything else is one error naming the file,
+//!   line and what was expected.
 //!
 //! The host transfer time per sector is the larger of the disk's `Bulk
 //! sector transfer time` and the largest `Read/Write block transfer time` of
 //! the `.parv`'s buses (DiskSim's `disk_get_blktranstime`).
+//!
+//! Two parameters are read but not acted on by DiskSim 4.0 itself: `Access
+//! time type` (its disk module always models seek and rotation; only the
+//! simple disk has a constant access time) and `Percent error in rpms`
+//! (stored, never used). The reader passes both to the drive model, which
+//! follows the manual's meaning.
 
+pub mod g1;
+pub mod g2;
+pub mod g4;
+pub mod mech;
+pub mod names;
 pub mod parse;
 
-use crate::device::hdd::geometry::{Layout, LayoutBuilder, Run};
-use crate::device::hdd::seek::SeekCurve;
-use crate::device::hdd::{AccessTime, CacheParams, DriveParams, Overheads, QueueParams};
+use crate::device::hdd::{CacheParams, DriveParams, Overheads, QueueParams};
 use crate::error::{Error, Result};
-use parse::{Block, Value};
+use parse::{Block, Source, Value};
+use std::cell::RefCell;
 use std::path::Path;
 
-/// Parameter look-up with the command-line style overrides applied.
-struct Get<'a> {
-    overrides: &'a [(String, f64)],
+/// How to read a description.
+pub struct Options<'a> {
+    /// Where the files come from.
+    pub source: &'a dyn Source,
+    /// DiskSim parameters by name, applied as the description is read.
+    pub overrides: &'a [(String, f64)],
+    /// Keep only the tracks of `count` heads from `first`, renumbered from
+    /// 0 (a `dm_layout_g4` drive with fewer surfaces than the one described;
+    /// see [`g4`]).
+    pub keep_heads: Option<(u32, u32)>,
 }
 
-impl Get<'_> {
-    fn ov(&self, key: &str) -> Option<f64> {
-        self.overrides.iter().rev().find(|(k, _)| k.eq_ignore_ascii_case(key)).map(|(_, v)| *v)
+/// Parameter look-up with the command-line style overrides applied; notes
+/// which overrides were consulted.
+pub struct Get<'a> {
+    overrides: &'a [(String, f64)],
+    used: RefCell<Vec<bool>>,
+}
+
+impl<'a> Get<'a> {
+    fn new(overrides: &'a [(String, f64)]) -> Self {
+        Get { overrides, used: RefCell::new(vec![false; overrides.len()]) }
     }
-    fn num_opt(&self, b: &Block, key: &str) -> Result<Option<f64>> {
+    /// The override of `key`, if any (the last one given wins).
+    pub fn ov(&self, key: &str) -> Option<f64> {
+        let i = self.overrides.iter().rposition(|(k, _)| k.trim().eq_ignore_ascii_case(key))?;
+        self.used.borrow_mut()[i] = true;
+        Some(self.overrides[i].1)
+    }
+    /// A number: the override, else the block's value; `None` if neither.
+    pub fn num_opt(&self, b: &Block, key: &str) -> Result<Option<f64>> {
         if let Some(v) = self.ov(key) {
             return Ok(Some(v));
         }
@@ -56,15 +90,54 @@ impl Get<'_> {
             },
         }
     }
-    fn num(&self, b: &Block, key: &str) -> Result<f64> {
+    pub fn num(&self, b: &Block, key: &str) -> Result<f64> {
         self.num_opt(b, key)?.ok_or_else(|| missing(b, key))
     }
-    fn num_or(&self, b: &Block, key: &str, default: f64) -> Result<f64> {
+    pub fn num_or(&self, b: &Block, key: &str, default: f64) -> Result<f64> {
         Ok(self.num_opt(b, key)?.unwrap_or(default))
+    }
+    /// An integer in `lo..=hi` (DiskSim's `I` parameters are 32-bit ints):
+    /// a file's value must be whole; an override is truncated, as DiskSim's
+    /// `atoi` does.
+    pub fn int_opt(&self, b: &Block, key: &str, lo: i64, hi: i64) -> Result<Option<i64>> {
+        let line = b.get(key).map(|p| p.line).unwrap_or(b.line);
+        let (v, from_file) = match self.ov(key) {
+            Some(v) => (Some(v.trunc()), false),
+            None => (self.num_opt(b, key)?, true),
+        };
+        let Some(v) = v else { return Ok(None) };
+        if from_file && v.fract() != 0.0 {
+            return Err(Error::input(b.path_str(), line, format!("`{key} = {v}`: expected a whole number")));
+        }
+        if v < lo as f64 || v > hi as f64 {
+            return Err(Error::input(
+                b.path_str(),
+                line,
+                format!("`{key} = {v}`: expected a whole number from {lo} to {hi}"),
+            ));
+        }
+        Ok(Some(v as i64))
+    }
+    pub fn int(&self, b: &Block, key: &str, lo: i64, hi: i64) -> Result<i64> {
+        self.int_opt(b, key, lo, hi)?.ok_or_else(|| missing(b, key))
+    }
+    pub fn int_or(&self, b: &Block, key: &str, lo: i64, hi: i64, default: i64) -> Result<i64> {
+        Ok(self.int_opt(b, key, lo, hi)?.unwrap_or(default))
+    }
+    /// Overrides never consulted.
+    fn unused(&self) -> Vec<&str> {
+        let used = self.used.borrow();
+        self.overrides.iter().zip(used.iter()).filter(|(_, &u)| !u).map(|((k, _), _)| k.as_str()).collect()
     }
 }
 
-fn missing(b: &Block, key: &str) -> Error {
+/// The largest value DiskSim's 32-bit `I` parameters hold.
+pub const INT_MAX: i64 = i32::MAX as i64;
+
+/// Most cache segments (and queue slots) a drive description may ask for.
+pub const MAX_SEGMENTS: i64 = 65_536;
+
+pub fn missing(b: &Block, key: &str) -> Error {
     Error::input(
         b.path_str(),
         b.line,
@@ -72,7 +145,7 @@ fn missing(b: &Block, key: &str) -> Error {
     )
 }
 
-fn word<'a>(b: &'a Block, key: &str) -> Result<&'a str> {
+pub fn word<'a>(b: &'a Block, key: &str) -> Result<&'a str> {
     match b.get(key) {
         None => Err(missing(b, key)),
         Some(p) => match &p.value {
@@ -82,7 +155,7 @@ fn word<'a>(b: &'a Block, key: &str) -> Result<&'a str> {
     }
 }
 
-fn block<'a>(b: &'a Block, key: &str) -> Result<&'a Block> {
+pub fn block<'a>(b: &'a Block, key: &str) -> Result<&'a Block> {
     match b.get(key) {
         None => Err(missing(b, key)),
         Some(p) => match &p.value {
@@ -96,7 +169,7 @@ fn block<'a>(b: &'a Block, key: &str) -> Result<&'a Block> {
     }
 }
 
-fn list<'a>(b: &'a Block, key: &str) -> Result<&'a [Value]> {
+pub fn list<'a>(b: &'a Block, key: &str) -> Result<&'a [Value]> {
     match b.get(key) {
         None => Err(missing(b, key)),
         Some(p) => match &p.value {
@@ -106,7 +179,7 @@ fn list<'a>(b: &'a Block, key: &str) -> Result<&'a [Value]> {
     }
 }
 
-fn nums(b: &Block, key: &str) -> Result<Vec<f64>> {
+pub fn nums(b: &Block, key: &str) -> Result<Vec<f64>> {
     let line = b.get(key).map(|p| p.line).unwrap_or(b.line);
     list(b, key)?
         .iter()
@@ -117,14 +190,59 @@ fn nums(b: &Block, key: &str) -> Result<Vec<f64>> {
         .collect()
 }
 
-/// Loads a drive from a `.parv` or `.diskspecs`, with DiskSim parameters
-/// overridden by name (as on DiskSim's command line).
+/// Checks overrides before anything is read: each must name a DiskSim
+/// drive parameter that takes a number, with a finite value.
+pub fn check_overrides(overrides: &[(String, f64)]) -> Result<()> {
+    for (k, v) in overrides {
+        match names::lookup(k) {
+            None => {
+                return Err(Error::config(
+                    "",
+                    format!(
+                        "DiskSim override `{}={v}`: no DiskSim drive parameter is called `{}` (did you mean `{}`?)",
+                        k.trim(),
+                        k.trim(),
+                        names::closest(k)
+                    ),
+                ))
+            }
+            Some((name, false)) => {
+                return Err(Error::config(
+                    "",
+                    format!("DiskSim override `{name}={v}`: `{name}` is not a number parameter and cannot be overridden"),
+                ))
+            }
+            Some(_) => {}
+        }
+        if !v.is_finite() {
+            return Err(Error::config(
+                "",
+                format!("DiskSim override `{}={v}`: expected a finite number", k.trim()),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Loads a drive from a `.parv` or `.diskspecs` on disk, with DiskSim
+/// parameters overridden by name (as on DiskSim's command line).
 pub fn load_drive(path: &Path, overrides: &[(String, f64)]) -> Result<DriveParams> {
-    let doc = parse::read_document(path)?;
-    let g = Get { overrides };
-    // the disk: the instantiated disksim_disk if named, else the first one
+    load_drive_with(path, &Options { source: &parse::FileSystem, overrides, keep_heads: None })
+}
+
+/// Loads a drive from `path` as `opts` say.
+pub fn load_drive_with(path: &Path, opts: &Options<'_>) -> Result<DriveParams> {
+    check_overrides(opts.overrides)?;
+    let doc = parse::read_document_from(opts.source, path)?;
+    let mut warnings = doc.warnings.clone();
+    let g = Get::new(opts.overrides);
+    // the disk: the one instantiated if named, else the first one
     let disks: Vec<&Block> = doc.blocks.iter().filter(|b| b.type_name == "disksim_disk").collect();
-    let disk = disks.first().copied().ok_or_else(|| {
+    let inst = doc
+        .instances
+        .iter()
+        .find_map(|i| disks.iter().find(|d| d.name.as_deref() == Some(i.as_type.as_str())).copied());
+    let disk = inst.or_else(|| disks.first().copied()).ok_or_else(|| {
         Error::input(
             path.display().to_string(),
             0,
@@ -145,44 +263,33 @@ pub fn load_drive(path: &Path, overrides: &[(String, f64)]) -> Result<DriveParam
             format!("expected a `dm_disk` model, found `{}`", model.type_name),
         ));
     }
-    let surfaces = g.num(model, "Number of data surfaces")? as u32;
-    let cylinders = g.num(model, "Number of cylinders")? as u32;
-    let blocks = g.num(model, "Block count")? as u64;
-    if surfaces == 0 || cylinders == 0 || blocks == 0 {
-        return Err(Error::input(
-            model.path_str(),
-            model.line,
-            "surfaces, cylinders and block count must be positive",
-        ));
-    }
+    let surfaces = g.int(model, "Number of data surfaces", 1, 255)? as u32;
+    let cylinders = g.int(model, "Number of cylinders", 1, INT_MAX)? as u32;
+    let blocks = g.int(model, "Block count", 1, INT_MAX)? as u64;
     let lay = block(model, "Layout Model")?;
     let layout = match lay.type_name.as_str() {
-        "dm_layout_g1" => layout_g1(lay, &g, surfaces, cylinders, blocks)?,
-        "dm_layout_g4" => layout_g4(lay, surfaces, cylinders, blocks)?,
+        "dm_layout_g1" => g1::layout(lay, &g, surfaces, cylinders, blocks, &mut warnings)?,
+        "dm_layout_g2" => g2::layout(lay, &g, opts.source, surfaces, cylinders, blocks, &mut warnings)?,
+        "dm_layout_g4" => g4::layout(lay, surfaces, cylinders, blocks, opts.keep_heads, &mut warnings)?,
         other => {
             return Err(Error::input(
                 lay.path_str(),
                 lay.line,
-                format!("layout `{other}` is not supported: expected dm_layout_g1 or dm_layout_g4"),
-            ))
-        }
-    };
-    let mech = block(model, "Mechanical Model")?;
-    let seek = seek_curve(mech, &g, cylinders)?;
-    let access = match word(mech, "Access time type").unwrap_or("trackSwitchPlusRotation") {
-        "trackSwitchPlusRotation" => AccessTime::TrackSwitchPlusRotation,
-        "averageRotation" => AccessTime::AverageRotation,
-        "constant" => AccessTime::Constant { ms: g.num_or(mech, "Constant access time", 0.0)? },
-        other => {
-            return Err(Error::input(
-                mech.path_str(),
-                mech.get("Access time type").map(|p| p.line).unwrap_or(mech.line),
                 format!(
-                    "unknown `Access time type = {other}`: expected trackSwitchPlusRotation, averageRotation or constant"
+                    "layout `{other}` is not supported: expected dm_layout_g1, dm_layout_g2 or dm_layout_g4"
                 ),
             ))
         }
     };
+    if opts.keep_heads.is_some() && lay.type_name != "dm_layout_g4" {
+        return Err(Error::input(
+            lay.path_str(),
+            lay.line,
+            "keeping some heads only works on a dm_layout_g4 layout",
+        ));
+    }
+    let mech = block(model, "Mechanical Model")?;
+    let m = mech::mechanics(mech, &g, opts.source, cylinders, &mut warnings)?;
     let bulk = g.num_or(disk, "Bulk sector transfer time", 0.0)?;
     let d = |k: &str| g.num_or(disk, k, 0.0);
     let overheads = Overheads {
@@ -217,15 +324,20 @@ pub fn load_drive(path: &Path, overrides: &[(String, f64)]) -> Result<DriveParam
         preseeking: d("Preseeking level")?.max(0.0) as u32,
     };
     let flag = |k: &str| -> Result<bool> { Ok(d(k)? != 0.0) };
+    // counts DiskSim takes as any int; the model allocates per segment, so
+    // they are held to what a drive can have (0 or less counts as 1)
+    let count = |k: &str, default: i64, max: i64| -> Result<u32> {
+        Ok(g.int_or(disk, k, i64::from(i32::MIN), max, default)?.max(1) as u32)
+    };
     let cache = CacheParams {
         enabled: flag("Enable caching in buffer")?,
-        segments: g.num_or(disk, "Number of buffer segments", 1.0)?.max(1.0) as u32,
-        segment_blocks: g.num_or(disk, "Segment size (in blks)", 1.0)?.max(1.0) as u32,
-        max_write_segments: g.num_or(disk, "Maximum number of write segments", 1.0)?.max(1.0) as u32,
+        segments: count("Number of buffer segments", 1, MAX_SEGMENTS)?,
+        segment_blocks: count("Segment size (in blks)", 1, INT_MAX)?,
+        max_write_segments: count("Maximum number of write segments", 1, MAX_SEGMENTS)?,
         separate_write_segment: flag("Use separate write segment")?,
         contread: d("Buffer continuous read")?.clamp(0.0, 4.0) as u32,
-        min_readahead: d("Minimum read-ahead (blks)")?.max(0.0) as u32,
-        max_readahead: d("Maximum read-ahead (blks)")?.max(0.0) as u32,
+        min_readahead: d("Minimum read-ahead (blks)")?.clamp(0.0, u32::MAX as f64) as u32,
+        max_readahead: d("Maximum read-ahead (blks)")?.clamp(0.0, u32::MAX as f64) as u32,
         readahead_over_requested: flag("Read-ahead over requested")?,
         readahead_on_idle_hit: flag("Read-ahead on idle hit")?,
         read_any_free_blocks: flag("Read any free blocks")?,
@@ -249,488 +361,66 @@ pub fn load_drive(path: &Path, overrides: &[(String, f64)]) -> Result<DriveParam
         water_by_request: flag("Set watermark by reqsize")?,
         calc_sector_by_sector: g.num_or(disk, "Calc sector by sector", 1.0)? != 0.0,
     };
+    let max_queue_length = count("Max queue length", 1, MAX_SEGMENTS)?;
     let queue = match disk.get("Scheduler") {
         Some(_) => {
             let q = block(disk, "Scheduler")?;
             QueueParams {
-                max_queue_length: g.num_or(disk, "Max queue length", 1.0)?.max(1.0) as u32,
-                policy: g.num_or(q, "Scheduling policy", 1.0)? as u32,
-                cylinder_mapping: g.num_or(q, "Cylinder mapping strategy", 0.0)? as u32,
+                max_queue_length,
+                policy: g.int_or(q, "Scheduling policy", 0, INT_MAX, 1)? as u32,
+                cylinder_mapping: g.int_or(q, "Cylinder mapping strategy", 0, INT_MAX, 0)? as u32,
             }
         }
-        None => QueueParams {
-            max_queue_length: g.num_or(disk, "Max queue length", 1.0)?.max(1.0) as u32,
-            ..QueueParams::default()
-        },
+        None => QueueParams { max_queue_length, ..QueueParams::default() },
     };
+    for k in g.unused() {
+        warnings.push(format!(
+            "override `{}`: a DiskSim parameter this drive's description does not use (ignored)",
+            k.trim()
+        ));
+    }
     Ok(DriveParams {
         name: disk.name.clone().unwrap_or_else(|| "disksim".into()),
         layout,
-        seek,
-        access,
-        head_switch_ms: g.num(mech, "Head switch time")?,
-        write_settle_ms: g.num_or(mech, "Add. write settling delay", 0.0)?,
-        rpm: {
-            let r = g.num(mech, "Rotation speed (in rpms)")?;
-            if r <= 0.0 {
-                return Err(Error::input(mech.path_str(), mech.line, "rpm must be positive"));
-            }
-            r
-        },
-        rpm_error_pct: g.num_or(mech, "Percent error in rpms", 0.0)?,
+        seek: m.seek,
+        access: m.access,
+        head_switch_ms: m.head_switch_ms,
+        write_settle_ms: m.write_settle_ms,
+        rpm: m.rpm,
+        rpm_error_pct: m.rpm_error_pct,
         xfer_read_ms: bulk.max(bus_read),
         xfer_write_ms: bulk.max(bus_write),
         overheads,
         cache,
         queue,
-        warnings: Vec::new(),
+        warnings,
     })
-}
-
-fn seek_curve(mech: &Block, g: &Get<'_>, cylinders: u32) -> Result<SeekCurve> {
-    let ty = word(mech, "Seek type")?;
-    let line = mech.get("Seek type").map(|p| p.line).unwrap_or(mech.line);
-    Ok(match ty {
-        "constant" => SeekCurve::Constant {
-            ms: g.num(mech, "Constant seek time")?,
-        },
-        "linear" => SeekCurve::Linear {
-            one: g.num(mech, "Single cylinder seek time")?,
-            avg: g.num(mech, "Average seek time")?,
-            full: g.num(mech, "Full strobe seek time")?,
-            cylinders,
-        },
-        "curve" => SeekCurve::lee(
-            g.num(mech, "Single cylinder seek time")?,
-            g.num(mech, "Average seek time")?,
-            g.num(mech, "Full strobe seek time")?,
-            cylinders,
-        ),
-        "hpl" | "hplplus10" => {
-            let v = nums(mech, "HPL seek equation values")?;
-            if v.len() < 6 {
-                return Err(Error::input(
-                    mech.path_str(),
-                    mech.get("HPL seek equation values").map(|p| p.line).unwrap_or(line),
-                    format!("expected 6 HPL seek equation values, found {}", v.len()),
-                ));
-            }
-            let first10 = if ty == "hplplus10" {
-                let f = nums(mech, "First ten seek times")?;
-                if f.len() < 10 {
-                    return Err(Error::input(
-                        mech.path_str(),
-                        mech.get("First ten seek times").map(|p| p.line).unwrap_or(line),
-                        format!("expected 10 first seek times, found {}", f.len()),
-                    ));
-                }
-                let mut a = [0.0; 10];
-                a.copy_from_slice(&f[..10]);
-                Some(a)
-            } else {
-                None
-            };
-            SeekCurve::Hpl {
-                boundary: v[0],
-                short_c: v[1],
-                short_k: v[2],
-                long_c: v[3],
-                long_k: v[4],
-                one: if v[5] == -1.0 { None } else { Some(v[5]) },
-                first10,
-            }
-        }
-        "extracted" => {
-            let f = word(mech, "Full seek curve")?;
-            read_seek_file(&mech.resolve(f))?
-        }
-        other => {
-            return Err(Error::input(
-                mech.path_str(),
-                line,
-                format!("unknown `Seek type = {other}`: expected constant, linear, curve, hpl, hplplus10 or extracted"),
-            ))
-        }
-    })
-}
-
-/// Reads a DiskSim extracted seek curve: optional `Seek distances
-/// measured: n`, then `distance, time_ms[, stdev]` lines.
-pub fn read_seek_file(path: &Path) -> Result<SeekCurve> {
-    let ps = path.display().to_string();
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| Error::input(ps.clone(), 0, format!("cannot read seek curve: {e}")))?;
-    let mut dists = Vec::new();
-    let mut ms = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let t = line.trim();
-        if t.is_empty() || t.starts_with("Seek distances measured") || t.starts_with('#') {
-            continue;
-        }
-        let mut it = t.split(',').map(str::trim);
-        let d = it.next().and_then(|x| x.parse::<u32>().ok());
-        let v = it.next().and_then(|x| x.parse::<f64>().ok());
-        match (d, v) {
-            (Some(d), Some(v)) if v >= 0.0 => {
-                if let Some(&last) = dists.last() {
-                    if d <= last {
-                        return Err(Error::input(ps, i + 1, "expected seek distances in increasing order"));
-                    }
-                }
-                dists.push(d);
-                ms.push(v);
-            }
-            _ => return Err(Error::input(ps, i + 1, format!("expected `distance, time_ms`, found `{t}`"))),
-        }
-    }
-    if dists.is_empty() {
-        return Err(Error::input(ps, 0, "expected at least one `distance, time_ms` line"));
-    }
-    Ok(SeekCurve::Extracted { dists, ms })
-}
-
-fn layout_g1(lay: &Block, g: &Get<'_>, surfaces: u32, cylinders: u32, blocks: u64) -> Result<Layout> {
-    let mapping = g.num_or(lay, "LBN-to-PBN mapping scheme", 0.0)? as u8;
-    let scheme = g.num_or(lay, "Sparing scheme used", 0.0)? as u32;
-    let rangesize = g.num_or(lay, "Rangesize for sparing", 1.0)?.max(1.0) as u64;
-    let revs = matches!(lay.get("Skew units").map(|p| &p.value), Some(Value::Word(w)) if w == "revolutions");
-    if !matches!(scheme, 0 | 1 | 8 | 9 | 10) {
-        return Err(Error::input(
-            lay.path_str(),
-            lay.get("Sparing scheme used").map(|p| p.line).unwrap_or(lay.line),
-            format!("sparing scheme {scheme} is not supported: expected 0, 1, 8, 9 or 10"),
-        ));
-    }
-    let zones = list(lay, "Zones")?;
-    let mut b = LayoutBuilder::new();
-    let s = surfaces as u64;
-    let mut total_logical = 0u64;
-    for z in zones {
-        let Value::Block(z) = z else {
-            return Err(Error::input(lay.path_str(), lay.line, "`Zones`: expected a list of zone blocks"));
-        };
-        let c0 = g.num(z, "First cylinder number")? as u32;
-        let c1 = g.num(z, "Last cylinder number")? as u32;
-        let spt = g.num(z, "Blocks per track")? as u32;
-        if c1 < c0 || spt == 0 || c1 >= cylinders {
-            return Err(Error::input(
-                z.path_str(),
-                z.line,
-                "zone: expected first ≤ last cylinder < number of cylinders and blocks per track > 0",
-            ));
-        }
-        let unit = |x: f64| if revs { x } else { x / spt as f64 };
-        let first = unit(g.num_or(z, "Offset of first block", 0.0)?);
-        let tskew = unit(g.num_or(z, "Skew for track switch", 0.0)?);
-        let cskew = unit(g.num_or(z, "Skew for cylinder switch", 0.0)?);
-        let dead = g.num_or(z, "Empty space at zone front", 0.0)? as u64;
-        let spares = g.num_or(z, "Number of spares", 0.0)? as u64;
-        let slips: Vec<u64> = match z.get("slips") {
-            Some(_) => nums(z, "slips")?.into_iter().map(|x| x as u64).collect(),
-            None => Vec::new(),
-        };
-        let cyls = (c1 - c0 + 1) as u64;
-        let zone_p = cyls * s * spt as u64;
-        let base = b.p_end();
-        let run = Run {
-            p_start: 0,
-            lpt: spt,
-            spt,
-            first_sector: 0,
-            tracks: (cyls * s) as u32,
-            tpc: surfaces,
-            cyl0: c0,
-            cyl_dir: 1,
-            head0: 0,
-            mapping,
-            angle0: first,
-            a_track: tskew,
-            a_cyl: cskew - tskew,
-        };
-        b.push_run(run);
-        // DiskSim's blocks in this zone (layout_g1_load.c)
-        let mut logical = zone_p - dead;
-        let mut skipped = dead;
-        b.skip(base, dead);
-        match scheme {
-            0 => {}
-            1 => {
-                logical -= spares * spt as u64;
-                for &t in &slips {
-                    b.skip(base + t * spt as u64, spt as u64);
-                    skipped += spt as u64;
-                }
-            }
-            8 => {
-                // spares at the end of every range of cylinders; a slip in a
-                // range uses one of that range's spares
-                let per_range = rangesize * s * spt as u64;
-                let ranges = cyls / rangesize;
-                logical -= spares * ranges;
-                for r in 0..ranges {
-                    let lo = r * per_range;
-                    let in_range = slips.iter().filter(|&&x| x >= lo && x < lo + per_range).count() as u64;
-                    let sp = spares.saturating_sub(in_range);
-                    b.skip(base + lo + per_range - sp, sp);
-                    skipped += sp;
-                }
-                for &x in &slips {
-                    b.skip(base + x, 1);
-                    skipped += 1;
-                }
-            }
-            _ => {
-                logical -= spares;
-                if scheme == 10 {
-                    logical -= slips.len() as u64;
-                }
-                let mut sorted = slips.clone();
-                sorted.sort_unstable();
-                for &x in &sorted {
-                    b.skip(base + x, 1);
-                    skipped += 1;
-                }
-            }
-        }
-        // whatever is left at the zone end holds no LBN
-        let used = logical + skipped;
-        if used > zone_p {
-            return Err(Error::input(z.path_str(), z.line, "zone: more slips and spares than sectors"));
-        }
-        let tail = zone_p - used;
-        b.skip(base + zone_p - tail, tail);
-        total_logical += logical;
-    }
-    let _ = total_logical;
-    b.build(surfaces, cylinders, blocks, &lay.path_str())
-}
-
-fn g4_num(v: &Value, lay: &Block, what: &str) -> Result<f64> {
-    match v {
-        Value::Num(x) => Ok(*x),
-        _ => {
-            Err(Error::input(lay.path_str(), lay.line, format!("dm_layout_g4: expected a number for {what}")))
-        }
-    }
-}
-
-struct G4Ent {
-    lbn: i64,
-    cyl: i64,
-    off: f64,
-    len: i64,
-    cyllen: i64,
-    alen: f64,
-    runlen: i64,
-    cylrunlen: i64,
-    track: bool,
-    child: usize,
-    head: u32,
-}
-
-fn layout_g4(lay: &Block, surfaces: u32, cylinders: u32, blocks: u64) -> Result<Layout> {
-    let tp = list(lay, "TP")?;
-    if tp.len() % 3 != 0 || tp.is_empty() {
-        return Err(Error::input(
-            lay.path_str(),
-            lay.line,
-            "dm_layout_g4 `TP`: expected triples low, high, spt",
-        ));
-    }
-    let mut tracks = Vec::with_capacity(tp.len() / 3);
-    for t in tp.chunks(3) {
-        let low = g4_num(&t[0], lay, "TP low")? as u32;
-        let high = g4_num(&t[1], lay, "TP high")? as u32;
-        let spt = g4_num(&t[2], lay, "TP spt")? as u32;
-        if high < low || spt == 0 || high >= spt {
-            return Err(Error::input(
-                lay.path_str(),
-                lay.line,
-                "dm_layout_g4 `TP`: expected low ≤ high < spt",
-            ));
-        }
-        tracks.push((low, high, spt));
-    }
-    let idx_l = list(lay, "IDX")?;
-    let mut idx: Vec<Vec<G4Ent>> = Vec::with_capacity(idx_l.len());
-    for v in idx_l {
-        let Value::List(items) = v else {
-            return Err(Error::input(
-                lay.path_str(),
-                lay.line,
-                "dm_layout_g4 `IDX`: expected a list of lists",
-            ));
-        };
-        let mut ents = Vec::new();
-        let mut p = 0usize;
-        while p < items.len() {
-            if p + 10 > items.len() {
-                return Err(Error::input(lay.path_str(), lay.line, "dm_layout_g4 `IDX`: truncated entry"));
-            }
-            let n = |k: usize, w: &str| g4_num(&items[p + k], lay, w);
-            let typ = match &items[p + 8] {
-                Value::Word(w) => w.as_str(),
-                _ => "",
-            };
-            let track = match typ {
-                "TRACK" => true,
-                "IDX" => false,
-                _ => {
-                    return Err(Error::input(
-                        lay.path_str(),
-                        lay.line,
-                        "dm_layout_g4 `IDX`: expected TRACK or IDX as 9th field",
-                    ))
-                }
-            };
-            let child = n(9, "child")? as usize;
-            let head = if track {
-                if p + 11 > items.len() {
-                    return Err(Error::input(
-                        lay.path_str(),
-                        lay.line,
-                        "dm_layout_g4 `IDX`: truncated TRACK entry",
-                    ));
-                }
-                n(10, "head")? as u32
-            } else {
-                0
-            };
-            ents.push(G4Ent {
-                lbn: n(0, "lbn")? as i64,
-                cyl: n(1, "cyl")? as i64,
-                off: n(2, "off")?,
-                len: n(3, "len")? as i64,
-                cyllen: n(4, "cyllen")? as i64,
-                alen: n(5, "alen")?,
-                runlen: n(6, "runlen")? as i64,
-                cylrunlen: n(7, "cylrunlen")? as i64,
-                track,
-                child,
-                head,
-            });
-            p += if track { 11 } else { 10 };
-        }
-        idx.push(ents);
-    }
-    if idx.is_empty() {
-        return Err(Error::input(lay.path_str(), lay.line, "dm_layout_g4: empty IDX"));
-    }
-    let mut b = LayoutBuilder::new();
-    let root = idx.len() - 1;
-    flatten_g4(&idx, &tracks, root, 0, 0, 0.0, 0, &mut b, lay)?;
-    // slips: (off, count) pairs, counts positive
-    if let Some(pp) = lay.get("Slips") {
-        if let Value::List(items) = &pp.value {
-            for c in items.chunks(2) {
-                if c.len() != 2 {
-                    break;
-                }
-                let off = g4_num(&c[0], lay, "slip offset")?;
-                let cnt = g4_num(&c[1], lay, "slip count")?;
-                if off < 0.0 || cnt < 0.0 {
-                    return Err(Error::input(
-                        lay.path_str(),
-                        pp.line,
-                        "dm_layout_g4 `Slips`: negative entries (spares) are not supported",
-                    ));
-                }
-                b.skip(off as u64, cnt as u64);
-            }
-        }
-    }
-    if let Some(pp) = lay.get("Remaps") {
-        if let Value::List(items) = &pp.value {
-            if !items.is_empty() {
-                return Err(Error::input(lay.path_str(), pp.line, "dm_layout_g4 `Remaps` are not supported"));
-            }
-        }
-    }
-    b.build(surfaces, cylinders, blocks, &lay.path_str())
-}
-
-#[allow(clippy::too_many_arguments)]
-fn flatten_g4(
-    idx: &[Vec<G4Ent>],
-    tracks: &[(u32, u32, u32)],
-    node: usize,
-    lbn0: i64,
-    cyl0: i64,
-    ang0: f64,
-    depth: usize,
-    b: &mut LayoutBuilder,
-    lay: &Block,
-) -> Result<()> {
-    if depth > 8 || node >= idx.len() {
-        return Err(Error::input(lay.path_str(), lay.line, "dm_layout_g4: bad or cyclic IDX reference"));
-    }
-    for e in &idx[node] {
-        if e.len <= 0 || e.runlen <= 0 {
-            continue;
-        }
-        let inst = (e.runlen + e.len - 1) / e.len;
-        let dir: i64 = if e.cylrunlen < 0 { -1 } else { 1 };
-        if e.track {
-            let Some(&(low, high, spt)) = tracks.get(e.child) else {
-                return Err(Error::input(lay.path_str(), lay.line, "dm_layout_g4: TRACK child out of range"));
-            };
-            let lpt = (high - low + 1) as i64;
-            if lpt != e.len {
-                return Err(Error::input(
-                    lay.path_str(),
-                    lay.line,
-                    "dm_layout_g4: a track entry's len differs from its track pattern",
-                ));
-            }
-            let a = ang0 + e.off;
-            b.push_run_at(Run {
-                p_start: (lbn0 + e.lbn) as u64,
-                lpt: lpt as u32,
-                spt,
-                first_sector: low,
-                tracks: inst as u32,
-                tpc: 1,
-                cyl0: (cyl0 + e.cyl).max(0) as u32,
-                cyl_dir: dir as i8,
-                head0: e.head as u8,
-                mapping: 0,
-                angle0: a - a.floor(),
-                a_track: e.alen * if e.cyllen != 0 { 1.0 } else { 0.0 },
-                a_cyl: 0.0,
-            });
-        } else {
-            for q in 0..inst {
-                let a = ang0 + e.off + q as f64 * e.alen;
-                flatten_g4(
-                    idx,
-                    tracks,
-                    e.child,
-                    lbn0 + e.lbn + q * e.len,
-                    cyl0 + e.cyl + dir * q * e.cyllen,
-                    a - a.floor(),
-                    depth + 1,
-                    b,
-                    lay,
-                )?;
-            }
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn tmpdir(name: &str) -> std::path::PathBuf {
+    pub(crate) fn tmpdir(name: &str) -> std::path::PathBuf {
         let d = std::env::temp_dir().join(format!("prefetchlab-disksim-{name}-{}", std::process::id()));
         std::fs::create_dir_all(&d).unwrap();
         d
     }
 
-    const MODEL: &str = "dm_disk M {\n Number of data surfaces = 2,\n Number of cylinders = 100,\n Block count = 18990,\n Layout Model = dm_layout_g1 {\n  LBN-to-PBN mapping scheme = 0,\n  Sparing scheme used = 9,\n  Rangesize for sparing = 1,\n  Zones = [\n   dm_layout_g1_zone { First cylinder number = 0, Last cylinder number = 49, Blocks per track = 100, Offset of first block = 0, Empty space at zone front = 0, Skew for track switch = 10, Skew for cylinder switch = 20, Number of spares = 10, slips = [ 5 ], defects = [] },\n   dm_layout_g1_zone { First cylinder number = 50, Last cylinder number = 99, Blocks per track = 90, Offset of first block = 0, Empty space at zone front = 0, Skew for track switch = 10, Skew for cylinder switch = 20, Number of spares = 0, slips = [], defects = [] }\n  ]\n },\n Mechanical Model = dm_mech_g1 {\n  Access time type = trackSwitchPlusRotation,\n  Seek type = curve,\n  Single cylinder seek time = 1.0,\n  Average seek time = 5.0,\n  Full strobe seek time = 10.0,\n  Add. write settling delay = 0.0,\n  Head switch time = 0.5,\n  Rotation speed (in rpms) = 6000,\n  Percent error in rpms = 0.0\n }\n}\n";
+    pub(crate) const MODEL: &str = "dm_disk M {\n Number of data surfaces = 2,\n Number of cylinders = 100,\n Block count = 18990,\n Layout Model = dm_layout_g1 {\n  LBN-to-PBN mapping scheme = 0,\n  Sparing scheme used = 9,\n  Rangesize for sparing = 1,\n  Zones = [\n   dm_layout_g1_zone { First cylinder number = 0, Last cylinder number = 49, Blocks per track = 100, Offset of first block = 0, Empty space at zone front = 0, Skew for track switch = 10, Skew for cylinder switch = 20, Number of spares = 10, slips = [ 5 ], defects = [] },\n   dm_layout_g1_zone { First cylinder number = 50, Last cylinder number = 99, Blocks per track = 90, Offset of first block = 0, Empty space at zone front = 0, Skew for track switch = 10, Skew for cylinder switch = 20, Number of spares = 0, slips = [], defects = [] }\n  ]\n },\n Mechanical Model = dm_mech_g1 {\n  Access time type = trackSwitchPlusRotation,\n  Seek type = curve,\n  Single cylinder seek time = 1.0,\n  Average seek time = 5.0,\n  Full strobe seek time = 10.0,\n  Add. write settling delay = 0.0,\n  Head switch time = 0.5,\n  Rotation speed (in rpms) = 6000,\n  Percent error in rpms = 0.0\n }\n}\n";
 
-    const SPECS: &str = "disksim_disk D {\n Model = source m.model,\n Bulk sector transfer time = 0.01,\n Number of buffer segments = 2,\n Segment size (in blks) = 100,\n Enable caching in buffer = 1,\n Buffer continuous read = 3,\n Maximum read-ahead (blks) = 50,\n Read hit over. after read = 0.1,\n Read miss over. after read = 0.3\n}\n";
+    pub(crate) const SPECS: &str = "disksim_disk D {\n Model = source m.model,\n Bulk sector transfer time = 0.01,\n Number of buffer segments = 2,\n Segment size (in blks) = 100,\n Enable caching in buffer = 1,\n Buffer continuous read = 3,\n Maximum read-ahead (blks) = 50,\n Read hit over. after read = 0.1,\n Read miss over. after read = 0.3\n}\n";
+
+    fn mem() -> parse::MemFiles {
+        let mut m = parse::MemFiles::new();
+        m.add("/t/m.model", MODEL);
+        m.add("/t/d.diskspecs", SPECS);
+        m
+    }
+
+    fn load_mem(m: &parse::MemFiles, ov: &[(String, f64)]) -> Result<DriveParams> {
+        load_drive_with(Path::new("/t/d.diskspecs"), &Options { source: m, overrides: ov, keep_heads: None })
+    }
 
     #[test]
     fn loads_a_small_diskspecs_with_overrides() {
@@ -772,5 +462,43 @@ mod tests {
         let e = load_drive(&d.join("d.diskspecs"), &[]).unwrap_err();
         assert!(e.to_string().contains("m.model"), "{e}");
         std::fs::remove_dir_all(&d).ok();
+    }
+
+    #[test]
+    fn non_finite_overrides_are_rejected() {
+        for v in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+            let e = load_mem(&mem(), &[("Head switch time".into(), v)]).unwrap_err().to_string();
+            assert!(e.contains("Head switch time") && e.contains("expected a finite number"), "{e}");
+        }
+    }
+
+    #[test]
+    fn unknown_override_is_named_with_the_closest_real_name() {
+        let e = load_mem(&mem(), &[("Bogus".into(), 0.0)]).unwrap_err().to_string();
+        assert!(e.contains("`Bogus`") && e.contains("did you mean"), "{e}");
+        let e = load_mem(&mem(), &[("Enable cacheing in buffer".into(), 0.0)]).unwrap_err().to_string();
+        assert!(e.contains("did you mean `Enable caching in buffer`"), "{e}");
+        let e = load_mem(&mem(), &[("Seek type".into(), 1.0)]).unwrap_err().to_string();
+        assert!(e.contains("not a number parameter"), "{e}");
+        // a real DiskSim name this description does not use: a warning
+        let p = load_mem(&mem(), &[("Print stats".into(), 1.0)]).unwrap();
+        assert!(p.warnings.iter().any(|w| w.contains("Print stats")), "{:?}", p.warnings);
+        // an override reaching the mechanics and the model
+        let p = load_mem(&mem(), &[("head switch time".into(), 0.25)]).unwrap();
+        assert_eq!(p.head_switch_ms, 0.25);
+        assert!(p.warnings.is_empty(), "{:?}", p.warnings);
+    }
+
+    #[test]
+    fn block_count_differing_from_the_zones_is_a_warning_and_the_zones_win() {
+        let mut m = mem();
+        m.add("/t/m.model", MODEL.replace("Block count = 18990", "Block count = 100"));
+        let p = load_mem(&m, &[]).unwrap();
+        assert_eq!(p.layout.capacity_sectors, 18990);
+        assert!(
+            p.warnings.iter().any(|w| w.contains("Block count 100") && w.contains("18990")),
+            "{:?}",
+            p.warnings
+        );
     }
 }

@@ -12,12 +12,64 @@
 //! * top-level `source FILE` (its blocks are added), `instantiate [ names ] as
 //!   TYPE`, and `topology ...` (skipped: one disk is all the replay needs).
 //!
-//! Every error names the file and line and what was expected; nothing here
-//! panics on input.
+//! As DiskSim's libparam does, a parameter given twice in one block keeps
+//! its *first* value (`lp_loadparams` skips a parameter already set); the
+//! reader notes it as a warning. Numbers are decimal or `0x` hexadecimal;
+//! `nan`, `inf` and numbers too large for a double are words, as in
+//! DiskSim's lexer, so they fail where a number is expected.
+//!
+//! Files come from a [`Source`]: the file system ([`FileSystem`]) or texts
+//! held in memory ([`MemFiles`], how the built-in presets' embedded
+//! descriptions are read, through this same parser). Every error names the
+//! file and line and what was expected; nesting of `[`/`{` deeper than
+//! [`MAX_NESTING`] and `source` chains deeper than 16 are errors; nothing
+//! here panics on input.
 
 use crate::error::{Error, Result};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
+
+/// Where a document and the files it `source`s are read from.
+pub trait Source {
+    /// The text of `path` (already resolved against the including file),
+    /// or why it cannot be read.
+    fn read(&self, path: &Path) -> std::result::Result<String, String>;
+}
+
+/// Files on disk.
+pub struct FileSystem;
+
+impl Source for FileSystem {
+    fn read(&self, path: &Path) -> std::result::Result<String, String> {
+        std::fs::read_to_string(path).map_err(|e| e.to_string())
+    }
+}
+
+/// Texts held in memory under made-up paths (e.g. `<built-in>/x.model`);
+/// a `source`d name resolves against the including file's folder, as on disk.
+#[derive(Debug, Clone, Default)]
+pub struct MemFiles {
+    files: BTreeMap<PathBuf, String>,
+}
+
+impl MemFiles {
+    pub fn new() -> Self {
+        Self::default()
+    }
+    pub fn add(&mut self, path: impl Into<PathBuf>, text: impl Into<String>) {
+        self.files.insert(path.into(), text.into());
+    }
+}
+
+impl Source for MemFiles {
+    fn read(&self, path: &Path) -> std::result::Result<String, String> {
+        self.files.get(path).cloned().ok_or_else(|| "no such file".to_string())
+    }
+}
+
+/// Deepest nesting of lists and blocks a document may have.
+pub const MAX_NESTING: usize = 64;
 
 /// A value on the right of `=` or inside a list.
 #[derive(Debug, Clone)]
@@ -58,12 +110,19 @@ pub struct Instantiation {
 pub struct Document {
     pub blocks: Vec<Block>,
     pub instances: Vec<Instantiation>,
+    /// What DiskSim tolerates silently (a parameter given twice), one line each.
+    pub warnings: Vec<String>,
 }
 
 impl Block {
-    /// The value of `key` (exact DiskSim name, case-insensitive), last wins.
+    /// The value of `key` (exact DiskSim name, case-insensitive); when it is
+    /// given twice, the first, as DiskSim's libparam keeps.
     pub fn get(&self, key: &str) -> Option<&Param> {
-        self.params.iter().rev().find(|p| p.key.eq_ignore_ascii_case(key))
+        self.params.iter().find(|p| p.key.eq_ignore_ascii_case(key))
+    }
+    /// Position of `key`'s (first) occurrence among the parameters.
+    pub fn position(&self, key: &str) -> Option<usize> {
+        self.params.iter().position(|p| p.key.eq_ignore_ascii_case(key))
     }
     /// A path named by a word value, relative to this block's file.
     pub fn resolve(&self, word: &str) -> PathBuf {
@@ -143,7 +202,12 @@ struct Parser<'a> {
     toks: &'a [(Tok, usize)],
     pos: usize,
     file: Rc<PathBuf>,
+    /// `source` depth
     depth: usize,
+    /// current nesting of lists and blocks
+    nest: usize,
+    src: &'a dyn Source,
+    warnings: Vec<String>,
 }
 
 const MAX_SOURCE_DEPTH: usize = 16;
@@ -171,6 +235,13 @@ impl<'a> Parser<'a> {
             _ => Err(self.expected(what)),
         }
     }
+    fn enter(&mut self, what: &str) -> Result<()> {
+        self.nest += 1;
+        if self.nest > MAX_NESTING {
+            return Err(self.err(format!("{what} nested more than {MAX_NESTING} deep")));
+        }
+        Ok(())
+    }
     fn eat(&mut self, t: &Tok) -> bool {
         if self.peek().map(|x| &x.0) == Some(t) {
             self.pos += 1;
@@ -194,6 +265,7 @@ impl<'a> Parser<'a> {
                     let sub = read_document_depth(&path, self.depth + 1, self)?;
                     doc.blocks.extend(sub.blocks);
                     doc.instances.extend(sub.instances);
+                    doc.warnings.extend(sub.warnings);
                 }
                 "instantiate" => {
                     self.pos += 1;
@@ -265,7 +337,20 @@ impl<'a> Parser<'a> {
         if !self.eat(&Tok::Open) {
             return Err(self.expected(&format!("`{{` opening block `{type_name}`")));
         }
+        self.enter("blocks")?;
         let params = self.params(&type_name, line)?;
+        self.nest -= 1;
+        for (i, p) in params.iter().enumerate() {
+            if let Some(q) = params[..i].iter().find(|q| q.key.eq_ignore_ascii_case(&p.key)) {
+                self.warnings.push(format!(
+                    "{}:{}: `{}` given twice in block `{type_name}`; DiskSim keeps the first (line {})",
+                    self.file.display(),
+                    p.line,
+                    p.key,
+                    q.line
+                ));
+            }
+        }
         Ok(Block { type_name, name, params, file: self.file.clone(), line })
     }
 
@@ -336,6 +421,7 @@ impl<'a> Parser<'a> {
                     let f = self.next_word("a file name after `source`")?;
                     let path = self.file.parent().unwrap_or(Path::new(".")).join(&f);
                     let sub = read_document_depth(&path, self.depth + 1, self)?;
+                    self.warnings.extend(sub.warnings);
                     return match sub.blocks.into_iter().next() {
                         Some(b) => Ok(Value::Block(b)),
                         None => Err(Error::input(
@@ -345,10 +431,10 @@ impl<'a> Parser<'a> {
                         )),
                     };
                 }
-                match w.parse::<f64>() {
-                    Ok(x) => Ok(Value::Num(x)),
-                    Err(_) => Ok(Value::Word(w)),
-                }
+                Ok(match number(&w) {
+                    Some(x) => Value::Num(x),
+                    None => Value::Word(w),
+                })
             }
             _ => Err(self.expected("a value (number, word, block or list)")),
         }
@@ -359,11 +445,13 @@ impl<'a> Parser<'a> {
         if !self.eat(&Tok::LBrack) {
             return Err(self.expected("`[`"));
         }
+        self.enter("lists")?;
         let mut items = Vec::new();
         loop {
             match self.peek() {
                 Some((Tok::RBrack, _)) => {
                     self.pos += 1;
+                    self.nest -= 1;
                     return Ok(items);
                 }
                 Some((Tok::Comma, _)) => self.pos += 1,
@@ -378,28 +466,72 @@ impl<'a> Parser<'a> {
     }
 }
 
-/// Reads a DiskSim parameter file (and what it `source`s).
+/// A number as DiskSim's lexer reads one: decimal (integer or floating
+/// point) or `0x` hexadecimal; anything else, `nan`, `inf` and overflowing
+/// numbers included, is a word.
+pub fn number(w: &str) -> Option<f64> {
+    let first = w.chars().next()?;
+    if !(first.is_ascii_digit() || matches!(first, '-' | '+' | '.')) {
+        return None;
+    }
+    let (neg, body) = match w.strip_prefix('-') {
+        Some(b) => (true, b),
+        None => (false, w.strip_prefix('+').unwrap_or(w)),
+    };
+    if let Some(hex) = body.strip_prefix("0x").or_else(|| body.strip_prefix("0X")) {
+        let v = i64::from_str_radix(hex, 16).ok()? as f64;
+        return Some(if neg { -v } else { v });
+    }
+    if !body.chars().all(|c| c.is_ascii_digit() || matches!(c, '.' | 'e' | 'E' | '-' | '+')) {
+        return None;
+    }
+    w.parse::<f64>().ok().filter(|x| x.is_finite())
+}
+
+/// Reads a DiskSim parameter file (and what it `source`s) from disk.
 pub fn read_document(path: &Path) -> Result<Document> {
-    let text = std::fs::read_to_string(path)
+    read_document_from(&FileSystem, path)
+}
+
+/// Reads a DiskSim parameter file (and what it `source`s) from `src`.
+pub fn read_document_from(src: &dyn Source, path: &Path) -> Result<Document> {
+    let text = src
+        .read(path)
         .map_err(|e| Error::input(path.display().to_string(), 0, format!("cannot read: {e}")))?;
-    parse_str(&text, path, 0)
+    parse_with(&text, path, 0, src)
 }
 
 fn read_document_depth(path: &Path, depth: usize, from: &Parser<'_>) -> Result<Document> {
     if depth > MAX_SOURCE_DEPTH {
         return Err(from.err("`source` nested too deeply (a file sources itself?)"));
     }
-    let text = std::fs::read_to_string(path)
+    let text = from
+        .src
+        .read(path)
         .map_err(|e| from.err(format!("cannot read `source`d file {}: {e}", path.display())))?;
-    parse_str(&text, path, depth)
+    parse_with(&text, path, depth, from.src)
 }
 
-/// Parses `text` as if read from `path` (used for `source` resolution).
+/// Parses `text` as if read from `path`; `source`d files are read from disk.
 pub fn parse_str(text: &str, path: &Path, depth: usize) -> Result<Document> {
+    parse_with(text, path, depth, &FileSystem)
+}
+
+/// Parses `text` as if read from `path`, reading `source`d files from `src`.
+pub fn parse_with(text: &str, path: &Path, depth: usize, src: &dyn Source) -> Result<Document> {
     let toks = tokenize(text);
-    let mut p = Parser { toks: &toks, pos: 0, file: Rc::new(path.to_path_buf()), depth };
+    let mut p = Parser {
+        toks: &toks,
+        pos: 0,
+        file: Rc::new(path.to_path_buf()),
+        depth,
+        nest: 0,
+        src,
+        warnings: Vec::new(),
+    };
     let mut doc = Document::default();
     p.document(&mut doc)?;
+    doc.warnings.extend(std::mem::take(&mut p.warnings));
     Ok(doc)
 }
 
@@ -431,6 +563,45 @@ mod tests {
         let s = e.to_string();
         assert!(s.contains("t.diskspecs:3"), "{s}");
         assert!(s.contains("expected `]`"), "{s}");
+    }
+
+    #[test]
+    fn deep_nesting_is_an_error_not_a_stack_overflow() {
+        for open in ["[", "x { b = "] {
+            let t = format!("disksim_disk D {{ a = {} }}", open.repeat(100_000));
+            let e = parse_str(&t, Path::new("deep.diskspecs"), 0).unwrap_err().to_string();
+            assert!(e.contains("deep.diskspecs:1") && e.contains("nested more than 64 deep"), "{e}");
+        }
+    }
+
+    #[test]
+    fn first_value_wins_with_a_warning_and_nan_is_a_word() {
+        let t = "b X {\n k = 1,\n k = 2,\n n = nan,\n i = inf,\n h = 0x10,\n big = 1e999\n}";
+        let d = parse_str(t, Path::new("t.diskspecs"), 0).unwrap();
+        let b = &d.blocks[0];
+        assert!(matches!(b.get("k").unwrap().value, Value::Num(x) if x == 1.0));
+        assert!(matches!(b.get("n").unwrap().value, Value::Word(_)));
+        assert!(matches!(b.get("i").unwrap().value, Value::Word(_)));
+        assert!(matches!(b.get("big").unwrap().value, Value::Word(_)));
+        assert!(matches!(b.get("h").unwrap().value, Value::Num(x) if x == 16.0));
+        assert_eq!(d.warnings.len(), 1, "{:?}", d.warnings);
+        assert!(
+            d.warnings[0].contains("t.diskspecs:3") && d.warnings[0].contains("line 2"),
+            "{:?}",
+            d.warnings
+        );
+    }
+
+    #[test]
+    fn sources_are_read_from_memory() {
+        let mut m = MemFiles::new();
+        m.add("<built-in>/a.diskspecs", "disksim_disk D { Model = source b.model }");
+        m.add("<built-in>/b.model", "dm_disk M { Block count = 5 }");
+        let d = read_document_from(&m, Path::new("<built-in>/a.diskspecs")).unwrap();
+        let Value::Block(b) = &d.blocks[0].get("Model").unwrap().value else { panic!() };
+        assert_eq!(b.path_str(), "<built-in>/b.model");
+        let e = read_document_from(&m, Path::new("<built-in>/c")).unwrap_err().to_string();
+        assert!(e.contains("<built-in>/c") && e.contains("cannot read"), "{e}");
     }
 
     #[test]

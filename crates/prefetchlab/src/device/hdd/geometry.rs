@@ -83,12 +83,22 @@ pub struct Layout {
 }
 
 /// A builder collecting runs and skipped physical ranges in P order.
+///
+/// The LBA → P map is given either by skips (P ranges no LBA maps to; LBAs
+/// fill the rest in order) or, for layouts that state it outright (g4's
+/// slip list, negative slips included), by [`map_from`](Self::map_from)
+/// points. On top of either, [`remap`](Self::remap) moves single LBA ranges
+/// to tracks of their own (DiskSim's remapped defects).
 #[derive(Debug, Default)]
 pub struct LayoutBuilder {
     runs: Vec<Run>,
     /// (physical start, length) of ranges no LBA maps to.
     skips: Vec<(u64, u64)>,
     p_end: u64,
+    /// (LBA, P): from LBA on, LBAs map to consecutive P from P.
+    points: Vec<(u64, u64)>,
+    /// (LBA, length, run): LBAs placed on a run of their own.
+    remaps: Vec<(u64, u64, Run)>,
 }
 
 impl LayoutBuilder {
@@ -120,6 +130,24 @@ impl LayoutBuilder {
             self.skips.push((p, len));
         }
     }
+    /// From `lba` on (up to the next point), LBAs map to consecutive
+    /// physical blocks starting at `p` (which must be ≥ `lba`). With points
+    /// given, skips are not used.
+    pub fn map_from(&mut self, lba: u64, p: u64) {
+        self.points.push((lba, p));
+    }
+    /// LBAs `[lba, lba+len)` lie on `run` (its first `len` blocks, in
+    /// order) rather than where the rest of the map puts them; `run` gets
+    /// physical blocks of its own past every other run.
+    pub fn remap(&mut self, lba: u64, len: u64, run: Run) {
+        if len > 0 {
+            self.remaps.push((lba, len, run));
+        }
+    }
+    /// The runs pushed so far (in push order).
+    pub fn pushed_runs(&self) -> &[Run] {
+        &self.runs
+    }
 
     pub fn build(
         mut self,
@@ -128,57 +156,149 @@ impl LayoutBuilder {
         capacity_sectors: u64,
         what: &str,
     ) -> Result<Layout> {
+        let err = |m: String| Error::input(what, 0, m);
         self.runs.sort_by_key(|r| r.p_start);
         for w in self.runs.windows(2) {
             let end = w[0].p_start + w[0].lpt as u64 * w[0].tracks as u64;
             if end > w[1].p_start {
-                return Err(Error::input(
-                    what,
-                    0,
-                    format!(
-                        "layout runs overlap at physical block {} (expected disjoint tracks)",
-                        w[1].p_start
-                    ),
-                ));
+                return Err(err(format!(
+                    "layout runs overlap at physical block {} (expected disjoint tracks)",
+                    w[1].p_start
+                )));
             }
-        }
-        self.skips.sort_unstable();
-        let mut skip_key = Vec::with_capacity(self.skips.len());
-        let mut skip_shift = Vec::with_capacity(self.skips.len());
-        let mut cum = 0u64;
-        for &(s, len) in &self.skips {
-            if s < cum {
-                return Err(Error::input(what, 0, "overlapping slipped/spare ranges"));
-            }
-            skip_key.push(s - cum);
-            cum += len;
-            skip_shift.push(cum);
-        }
-        let mapped = self.p_end.saturating_sub(cum);
-        if capacity_sectors == 0 || capacity_sectors > mapped {
-            return Err(Error::input(
-                what,
-                0,
-                format!("block count {capacity_sectors} does not fit the layout (it maps {mapped} blocks)"),
-            ));
         }
         if self.runs.is_empty() {
-            return Err(Error::input(what, 0, "layout has no tracks"));
+            return Err(err("layout has no tracks".into()));
+        }
+        if capacity_sectors == 0 {
+            return Err(err("block count 0: expected a positive number of blocks".into()));
+        }
+        // the base map: (first LBA, P − LBA) pieces
+        let mut keys: Vec<(u64, u64)> = Vec::new();
+        if self.points.is_empty() {
+            self.skips.sort_unstable();
+            let mut cum = 0u64;
+            let mut prev_end = 0u64;
+            for &(s, len) in &self.skips {
+                if s < prev_end {
+                    return Err(err(format!("overlapping slipped/spare ranges at physical block {s}")));
+                }
+                prev_end = s + len;
+                cum += len;
+                keys.push((s - (cum - len), cum));
+            }
+            let mapped = self.p_end.saturating_sub(cum);
+            if capacity_sectors > mapped {
+                return Err(err(format!(
+                    "block count {capacity_sectors} does not fit the layout (it maps {mapped} blocks)"
+                )));
+            }
+        } else {
+            self.points.sort_unstable();
+            for &(l, p) in &self.points {
+                if p < l {
+                    return Err(Error::Internal(format!("{what}: LBA {l} mapped below itself")));
+                }
+                keys.push((l, p - l));
+            }
+            if keys[0].0 > 0 {
+                keys.insert(0, (0, 0));
+            }
+        }
+        // remapped ranges, on runs of their own past every other run
+        self.remaps.sort_by_key(|r| r.0);
+        let mut p_next =
+            self.runs.iter().map(|r| r.p_start + r.lpt as u64 * r.tracks as u64).max().unwrap_or(0);
+        p_next = p_next.max(self.p_end);
+        let shift_at = |keys: &[(u64, u64)], lba: u64| -> u64 {
+            let k = keys.partition_point(|&(key, _)| key <= lba);
+            if k == 0 {
+                0
+            } else {
+                keys[k - 1].1
+            }
+        };
+        if !self.remaps.is_empty() {
+            let mut out: Vec<(u64, u64)> = Vec::with_capacity(keys.len() + 2 * self.remaps.len());
+            let mut ki = 0usize;
+            let mut prev_end = 0u64;
+            for &(lba, len, mut run) in &self.remaps {
+                if lba < prev_end {
+                    return Err(err(format!("remapped ranges overlap at LBA {lba}")));
+                }
+                if len > run.lpt as u64 * run.tracks as u64 {
+                    return Err(err(format!("remap of {len} blocks at LBA {lba} is longer than its track")));
+                }
+                while ki < keys.len() && keys[ki].0 < lba {
+                    out.push(keys[ki]);
+                    ki += 1;
+                }
+                let after = shift_at(&keys, lba + len);
+                run.p_start = p_next;
+                out.push((lba, p_next - lba));
+                while ki < keys.len() && keys[ki].0 <= lba + len {
+                    ki += 1;
+                }
+                out.push((lba + len, after));
+                p_next += run.lpt as u64 * run.tracks as u64;
+                self.runs.push(run);
+                prev_end = lba + len;
+            }
+            out.extend_from_slice(&keys[ki..]);
+            keys = out;
+        }
+        // one entry per key: the last shift given for it
+        let mut skip_key: Vec<u64> = Vec::with_capacity(keys.len());
+        let mut skip_shift: Vec<u64> = Vec::with_capacity(keys.len());
+        for &(k, sh) in &keys {
+            if skip_key.last() == Some(&k) {
+                *skip_shift.last_mut().expect("pushed") = sh;
+            } else {
+                skip_key.push(k);
+                skip_shift.push(sh);
+            }
         }
         let l = Layout { skip_key, skip_shift, runs: self.runs, surfaces, cylinders, capacity_sectors };
-        // Every LBA must land on a track: check the last one.
-        if l.locate(capacity_sectors - 1).is_none() {
-            return Err(Error::input(
-                what,
-                0,
-                "layout leaves the last blocks without a track (gaps between zones?)",
-            ));
-        }
+        l.check_covered(what)?;
         Ok(l)
     }
 }
 
 impl Layout {
+    /// Every LBA below the capacity lies on a run: walks the map's pieces
+    /// and the runs each covers.
+    fn check_covered(&self, what: &str) -> Result<()> {
+        let cap = self.capacity_sectors;
+        let n = self.skip_key.len();
+        let mut starts: Vec<u64> = Vec::with_capacity(n + 1);
+        if n == 0 || self.skip_key[0] > 0 {
+            starts.push(0);
+        }
+        starts.extend_from_slice(&self.skip_key);
+        for (i, &a) in starts.iter().enumerate() {
+            if a >= cap {
+                break;
+            }
+            let b = starts.get(i + 1).copied().unwrap_or(cap).min(cap);
+            if b <= a {
+                continue;
+            }
+            let (mut p, p_end) = (self.physical(a), self.physical(a) + (b - a));
+            while p < p_end {
+                let Some(r) = self.run_of(p) else {
+                    let lba = a + (p - self.physical(a));
+                    return Err(Error::input(
+                        what,
+                        0,
+                        format!("layout leaves LBA {lba} without a track (expected every block below {cap} to lie on a track)"),
+                    ));
+                };
+                p = r.p_start + r.lpt as u64 * r.tracks as u64;
+            }
+        }
+        Ok(())
+    }
+
     /// LBA → physical block.
     #[inline]
     pub fn physical(&self, lba: u64) -> u64 {

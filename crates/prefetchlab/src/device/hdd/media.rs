@@ -372,7 +372,7 @@ mod tests {
         Mech::new(
             period_ns,
             0.0,
-            SeekCurve::Constant { ms: 1.0 },
+            SeekCurve::Lee { a: 0.0, b: 0.0, c: 1.0 },
             0.1e6,
             0.0,
             AccessTime::TrackSwitchPlusRotation,

@@ -135,12 +135,10 @@ impl Hdd {
     /// with the on-drive cache on or off and DiskSim parameters overridden by name.
     pub fn from_model(model: &str, cache: bool, overrides: &BTreeMap<String, f64>, rng: Rng) -> Result<Hdd> {
         let lower = model.to_ascii_lowercase();
+        let ov: Vec<(String, f64)> = overrides.iter().map(|(k, v)| (k.clone(), *v)).collect();
         let params = if lower.ends_with(".diskspecs") || lower.ends_with(".parv") {
-            let ov: Vec<(String, f64)> = overrides.iter().map(|(k, v)| (k.clone(), *v)).collect();
             super::disksim::load_drive(Path::new(model), &ov)?
-        } else if let Some(p) = super::presets::preset(model)? {
-            let mut p = p;
-            super::presets::apply_overrides(&mut p, overrides)?;
+        } else if let Some(p) = super::presets::preset_with(model, &ov)? {
             p
         } else {
             return Err(Error::config(

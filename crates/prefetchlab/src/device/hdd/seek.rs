@@ -2,27 +2,19 @@
 //! `constant`, `linear` (through single-cylinder / average / full stroke),
 //! `curve` (Lee's three-point equation), `hpl`, `hplplus10` and `extracted`
 //! (a measured piecewise-linear table). All times in milliseconds here; the
-//! drive converts to nanoseconds.
+//! drive converts to nanoseconds. How each compares with DiskSim 4.0's
+//! `mech_g1_seektime.c` is written in `device::disksim::mech`.
 
 /// A seek curve: time to move the arm `d` cylinders (0 for d = 0).
 #[derive(Debug, Clone, PartialEq)]
 pub enum SeekCurve {
-    Constant {
-        ms: f64,
-    },
-    /// Piecewise linear through (1, one), (N/3, avg), (N-1, full).
-    Linear {
-        one: f64,
-        avg: f64,
-        full: f64,
-        cylinders: u32,
-    },
+    /// The same time for every access, a zero-distance one included.
+    Constant { ms: f64 },
+    /// DiskSim's three-point line over N cylinders: `one` for d = 1; for
+    /// d ≤ ⌊N/3⌋, one + 3(d−1)/N·(avg − one); beyond, avg + (3d − N)/(2N)·(full − avg).
+    Linear { one: f64, avg: f64, full: f64, cylinders: u32 },
     /// Lee: a·√(d−1) + b·(d−1) + c (models.md §1.2(c)).
-    Lee {
-        a: f64,
-        b: f64,
-        c: f64,
-    },
+    Lee { a: f64, b: f64, c: f64 },
     /// Ruemmler–Wilkes / DiskSim HPL six values (boundary, short const,
     /// short √ coefficient, long const, long linear coefficient, one or −1),
     /// with optionally the first ten distances given explicitly.
@@ -35,12 +27,10 @@ pub enum SeekCurve {
         one: Option<f64>,
         first10: Option<[f64; 10]>,
     },
-    /// Measured (distance, ms) points, interpolated linearly (extrapolated
-    /// from the last two beyond the last point).
-    Extracted {
-        dists: Vec<u32>,
-        ms: Vec<f64>,
-    },
+    /// Measured (distance, ms) points, interpolated linearly; linear from
+    /// (0, 0) below the first point and extrapolated from the last two
+    /// beyond the last.
+    Extracted { dists: Vec<u32>, ms: Vec<f64> },
 }
 
 impl SeekCurve {
@@ -62,24 +52,27 @@ impl SeekCurve {
         }
     }
 
-    /// Seek time in ms for a move of `d` cylinders.
+    /// Seek time in ms for a move of `d` cylinders (0 for d = 0, except
+    /// the constant curve).
     #[inline]
     pub fn ms(&self, d: u32) -> f64 {
+        if let SeekCurve::Constant { ms } = self {
+            return *ms;
+        }
         if d == 0 {
             return 0.0;
         }
         match self {
             SeekCurve::Constant { ms } => *ms,
             SeekCurve::Linear { one, avg, full, cylinders } => {
-                let n = (*cylinders).max(4) as f64;
-                let x = d as f64;
-                let third = n / 3.0;
-                if x <= 1.0 {
+                let n = (*cylinders).max(1);
+                let (x, nf) = (d as f64, n as f64);
+                if d == 1 {
                     *one
-                } else if x <= third {
-                    one + (avg - one) * (x - 1.0) / (third - 1.0)
+                } else if d <= n / 3 {
+                    one + 3.0 * (x - 1.0) / nf * (avg - one)
                 } else {
-                    avg + (full - avg) * (x - third) / (n - 1.0 - third).max(1.0)
+                    avg + (3.0 * x - nf) / (2.0 * nf) * (full - avg)
                 }
             }
             SeekCurve::Lee { a, b, c } => {
@@ -106,19 +99,19 @@ impl SeekCurve {
                 if n == 0 {
                     return 0.0;
                 }
-                if n == 1 {
-                    return ms[0];
-                }
                 let i = dists.partition_point(|&x| x < d);
                 if i < n && dists[i] == d {
                     return ms[i];
                 }
-                // DiskSim interpolates between the neighbours; below the
-                // first point it uses the first two, beyond the last the
-                // last two.
-                let i = i.clamp(1, n - 1);
-                let (d1, d2) = (dists[i - 1] as f64, dists[i] as f64);
-                let (t1, t2) = (ms[i - 1], ms[i]);
+                // between the neighbours; below the first point from
+                // (0, 0); beyond the last, the last two points (or (0, 0)
+                // and the only one).
+                let ((d1, t1), (d2, t2)) = if i == 0 || (i == n && n == 1) {
+                    ((0.0, 0.0), (dists[0] as f64, ms[0]))
+                } else {
+                    let i = i.min(n - 1);
+                    ((dists[i - 1] as f64, ms[i - 1]), (dists[i] as f64, ms[i]))
+                };
                 let t = t1 + (d as f64 - d1) * (t2 - t1) / (d2 - d1).max(1.0);
                 t.max(0.0)
             }
@@ -165,6 +158,48 @@ mod tests {
         assert_eq!(s.ms(10), 2.0);
         assert!((s.ms(55) - 3.5).abs() < 1e-12);
         assert!((s.ms(190) - 8.0).abs() < 1e-12);
+        // below the first point: from (0, 0), as DiskSim's zero-led table
+        // (checked against DiskSim: points 3→1.0, 10→2.0, 50→4.0 give
+        // 1→0.333, 2→0.667, 60→4.5, 99→6.45)
+        let s = SeekCurve::Extracted { dists: vec![3, 10, 50], ms: vec![1.0, 2.0, 4.0] };
+        assert!((s.ms(1) - 1.0 / 3.0).abs() < 1e-12);
+        assert!((s.ms(2) - 2.0 / 3.0).abs() < 1e-12);
+        assert!((s.ms(60) - 4.5).abs() < 1e-12);
+        assert!((s.ms(99) - 6.45).abs() < 1e-12);
+        assert_eq!(s.ms(0), 0.0);
+    }
+
+    #[test]
+    fn linear_and_constant_follow_disksims_definitions() {
+        // N = 99: d ≤ 33 on the first line, beyond on the second
+        let s = SeekCurve::Linear { one: 1.0, avg: 4.0, full: 7.0, cylinders: 99 };
+        assert_eq!(s.ms(0), 0.0);
+        assert_eq!(s.ms(1), 1.0);
+        // 1 + 3·(33−1)/99·3 = 1 + 96/99·3 = 3.909…
+        assert!((s.ms(33) - (1.0 + 3.0 * 32.0 / 99.0 * 3.0)).abs() < 1e-12);
+        // 4 + (3·34 − 99)/198·3 = 4 + 3/198·3
+        assert!((s.ms(34) - (4.0 + 9.0 / 198.0)).abs() < 1e-12);
+        // d = N: full
+        assert!((s.ms(99) - 7.0).abs() < 1e-12);
+        let c = SeekCurve::Constant { ms: 2.5 };
+        assert_eq!((c.ms(0), c.ms(1), c.ms(1000)), (2.5, 2.5, 2.5));
+    }
+
+    #[test]
+    fn hpl_uses_v6_for_one_cylinder_and_the_root_below_v1() {
+        let h = |one| SeekCurve::Hpl {
+            boundary: 30.0,
+            short_c: 1.0,
+            short_k: 0.5,
+            long_c: 5.0,
+            long_k: 0.01,
+            one,
+            first10: None,
+        };
+        assert_eq!(h(Some(2.0)).ms(1), 2.0);
+        assert_eq!(h(None).ms(1), 1.5);
+        assert!((h(None).ms(16) - 3.0).abs() < 1e-12);
+        assert!((h(None).ms(30) - 5.3).abs() < 1e-12);
     }
 
     #[test]
