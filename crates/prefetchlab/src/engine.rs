@@ -105,7 +105,8 @@ struct Io {
     blocks: u64,
     /// Disk parts still outstanding.
     pending: u32,
-    /// Head of the list of I/Os held until this one completes.
+    /// Head of the list of I/Os held until this one completes (in the
+    /// order they were issued).
     dependents: u32,
     /// Next in the dependents list of the I/O this one waits for.
     next_dependent: u32,
@@ -617,8 +618,20 @@ impl Engine {
         if dep == NONE {
             self.submit(io);
         } else {
-            self.ios[io as usize].next_dependent = self.ios[dep as usize].dependents;
-            self.ios[dep as usize].dependents = io;
+            // appended, so that the held I/Os leave in the order they were
+            // issued (Linux submits the first while the second waits to be
+            // mapped); the lists are a few entries long
+            self.ios[io as usize].next_dependent = NONE;
+            let head = self.ios[dep as usize].dependents;
+            if head == NONE {
+                self.ios[dep as usize].dependents = io;
+            } else {
+                let mut tail = head;
+                while self.ios[tail as usize].next_dependent != NONE {
+                    tail = self.ios[tail as usize].next_dependent;
+                }
+                self.ios[tail as usize].next_dependent = io;
+            }
         }
     }
 
