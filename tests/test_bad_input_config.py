@@ -67,6 +67,18 @@ REFUSED: dict[str, tuple[list[str], tuple[str, ...]]] = {
         ['disk.overrides."Read hit over=0.2'],
         ("disk.overrides", "unterminated"),
     ),
+    "a DiskSim overhead of hours": (
+        ['disk.overrides."Per-request overhead time"=1e15'],
+        ("Per-request overhead time", "at most 60000 ms"),
+    ),
+    "a billion cache segments": (
+        ['disk.overrides."Number of buffer segments"=4e9'],
+        ("Number of buffer segments",),
+    ),
+    "a DiskSim parameter that does not exist": (
+        ["disk.overrides.Bogus=0"],
+        ("Bogus",),
+    ),
     "quote inside a --set key part": (
         ['disk.overrides.Read "hit"=0.2'],
         ("disk.overrides", "quote the whole part"),

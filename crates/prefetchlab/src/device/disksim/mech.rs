@@ -30,7 +30,7 @@
 //! warning, as DiskSim does.
 
 use super::parse::{Block, Source};
-use super::{nums, word, Get, INT_MAX};
+use super::{nums, word, Get};
 use crate::device::hdd::seek::SeekCurve;
 use crate::device::hdd::AccessTime;
 use crate::error::{Error, Result};
@@ -61,9 +61,14 @@ pub fn mechanics(
         ));
     }
     let line_of = |k: &str| mech.get(k).map(|p| p.line).unwrap_or(mech.line);
+    // a time ≥ 0 the clock can carry (at most a minute)
     let nonneg = |k: &str, v: f64| -> Result<f64> {
-        if v < 0.0 {
-            Err(Error::input(mech.path_str(), line_of(k), format!("`{k} = {v}`: expected a time ≥ 0")))
+        if !(0.0..=60_000.0).contains(&v) {
+            Err(Error::input(
+                mech.path_str(),
+                line_of(k),
+                format!("`{k} = {v}`: expected a time from 0 to 60000 ms"),
+            ))
         } else {
             Ok(v)
         }
@@ -85,7 +90,8 @@ pub fn mechanics(
             ))
         }
     };
-    let rpm = g.int(mech, "Rotation speed (in rpms)", 1, INT_MAX)? as f64;
+    // up to a million rpm: a period of at least 60 µs
+    let rpm = g.int(mech, "Rotation speed (in rpms)", 1, 1_000_000)? as f64;
     let rpm_error_pct = g.num_or(mech, "Percent error in rpms", 0.0)?;
     if !(0.0..100.0).contains(&rpm_error_pct) {
         return Err(Error::input(
@@ -98,7 +104,10 @@ pub fn mechanics(
         seek,
         access,
         head_switch_ms: nonneg("Head switch time", g.num(mech, "Head switch time")?)?,
-        write_settle_ms: g.num_or(mech, "Add. write settling delay", 0.0)?,
+        write_settle_ms: nonneg(
+            "Add. write settling delay",
+            g.num_or(mech, "Add. write settling delay", 0.0)?,
+        )?,
         rpm,
         rpm_error_pct,
     })

@@ -136,6 +136,9 @@ pub const INT_MAX: i64 = i32::MAX as i64;
 
 /// Most cache segments (and queue slots) a drive description may ask for.
 pub const MAX_SEGMENTS: i64 = 65_536;
+/// The longest time (ms) a drive parameter may give (a minute): overheads
+/// beyond it would only saturate the clock.
+const MAX_TIME_MS: f64 = 60_000.0;
 
 pub fn missing(b: &Block, key: &str) -> Error {
     Error::input(
@@ -323,6 +326,40 @@ pub fn load_drive_with(path: &Path, opts: &Options<'_>) -> Result<DriveParams> {
         never_disconnect: d("Never disconnect")? != 0.0,
         preseeking: d("Preseeking level")?.max(0.0) as u32,
     };
+    // times the clock can carry: an overhead of hours saturates it and
+    // ends a run with nonsense (a negative one counts as none)
+    for (k, v) in [
+        ("Time scale for overheads", overheads.time_scale),
+        ("Per-request overhead time", overheads.per_request),
+        ("Read hit over. after read", overheads.read_hit_after_read),
+        ("Read hit over. after write", overheads.read_hit_after_write),
+        ("Read miss over. after read", overheads.read_miss_after_read),
+        ("Read miss over. after write", overheads.read_miss_after_write),
+        ("Write hit over. after read", overheads.write_hit_after_read),
+        ("Write hit over. after write", overheads.write_hit_after_write),
+        ("Write miss over. after read", overheads.write_miss_after_read),
+        ("Write miss over. after write", overheads.write_miss_after_write),
+        ("Read completion overhead", overheads.read_completion),
+        ("Write completion overhead", overheads.write_completion),
+        ("Data preparation overhead", overheads.data_prep),
+        ("First reselect overhead", overheads.first_reselect),
+        ("Other reselect overhead", overheads.other_reselect),
+        ("Read disconnect afterread", overheads.read_disconnect_after_read),
+        ("Read disconnect afterwrite", overheads.read_disconnect_after_write),
+        ("Write disconnect overhead", overheads.write_disconnect),
+        ("Minimum seek delay", overheads.min_seek_delay),
+        ("Bulk sector transfer time", bulk),
+    ] {
+        if v > MAX_TIME_MS {
+            return Err(Error::input(
+                disk.path_str(),
+                disk.get(k).map_or(disk.line, |p| p.line),
+                format!(
+                    "`{k} = {v}`: expected at most {MAX_TIME_MS} ms (a time scale at most {MAX_TIME_MS})"
+                ),
+            ));
+        }
+    }
     let flag = |k: &str| -> Result<bool> { Ok(d(k)? != 0.0) };
     // counts DiskSim takes as any int; the model allocates per segment, so
     // they are held to what a drive can have (0 or less counts as 1)

@@ -221,9 +221,10 @@ impl Hdd {
         self.queue.held.reserve(self.queue.depth as usize);
     }
 
+    /// An overhead in ns (DiskSim's time scale applied; a negative one is none).
     #[inline]
     fn oh(&self, ms: f64) -> f64 {
-        ms * self.p.overheads.time_scale * MS
+        (ms * self.p.overheads.time_scale).max(0.0) * MS
     }
 
     /// The read water mark in blocks (DiskSim `disk_buffer_set_segment`).
