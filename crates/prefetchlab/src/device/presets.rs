@@ -473,7 +473,7 @@ mod tests {
             assert_eq!((p.cache.contread, p.head_switch_ms), (0, 0.7), "{n}");
         }
         let e = preset_with("wd10evvs", &[("Bogus".into(), 0.0)]).unwrap_err().to_string();
-        assert!(e.contains("Bogus") && e.contains("did you mean"), "{e}");
+        assert!(e.contains("Bogus") && e.contains("no DiskSim drive parameter"), "{e}");
     }
 
     #[test]

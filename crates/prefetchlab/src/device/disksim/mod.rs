@@ -199,13 +199,16 @@ pub fn check_overrides(overrides: &[(String, f64)]) -> Result<()> {
     for (k, v) in overrides {
         match names::lookup(k) {
             None => {
+                let hint = match names::closest(k) {
+                    Some(n) => format!(" (did you mean `{n}`?)"),
+                    None => " (the names are DiskSim's, e.g. `Buffer continuous read`)".to_string(),
+                };
                 return Err(Error::config(
                     "",
                     format!(
-                        "DiskSim override `{}={v}`: no DiskSim drive parameter is called `{}` (did you mean `{}`?)",
+                        "DiskSim override `{}={v}`: no DiskSim drive parameter is called `{}`{hint}",
                         k.trim(),
                         k.trim(),
-                        names::closest(k)
                     ),
                 ))
             }
@@ -364,7 +367,7 @@ pub fn load_drive_with(path: &Path, opts: &Options<'_>) -> Result<DriveParams> {
     // counts DiskSim takes as any int; the model allocates per segment, so
     // they are held to what a drive can have (0 or less counts as 1)
     let count = |k: &str, default: i64, max: i64| -> Result<u32> {
-        Ok(g.int_or(disk, k, i64::from(i32::MIN), max, default)?.max(1) as u32)
+        Ok(g.int_or(disk, k, 0, max, default)?.max(1) as u32)
     };
     let cache = CacheParams {
         enabled: flag("Enable caching in buffer")?,
@@ -512,7 +515,7 @@ mod tests {
     #[test]
     fn unknown_override_is_named_with_the_closest_real_name() {
         let e = load_mem(&mem(), &[("Bogus".into(), 0.0)]).unwrap_err().to_string();
-        assert!(e.contains("`Bogus`") && e.contains("did you mean"), "{e}");
+        assert!(e.contains("`Bogus`") && e.contains("the names are DiskSim's"), "{e}");
         let e = load_mem(&mem(), &[("Enable cacheing in buffer".into(), 0.0)]).unwrap_err().to_string();
         assert!(e.contains("did you mean `Enable caching in buffer`"), "{e}");
         let e = load_mem(&mem(), &[("Seek type".into(), 1.0)]).unwrap_err().to_string();

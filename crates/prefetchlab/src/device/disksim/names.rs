@@ -141,8 +141,10 @@ pub fn lookup(name: &str) -> Option<(&'static str, bool)> {
     PARAMS.iter().copied().find(|(n, _)| n.eq_ignore_ascii_case(name.trim()))
 }
 
-/// The DiskSim parameter name closest to `name` (edit distance, ignoring case).
-pub fn closest(name: &str) -> &'static str {
+/// The DiskSim parameter name closest to `name` (edit distance, ignoring
+/// case), if it is close enough to be a misspelling of it (at most a third
+/// of its letters differ).
+pub fn closest(name: &str) -> Option<&'static str> {
     let a: Vec<char> = name.trim().to_lowercase().chars().collect();
     PARAMS
         .iter()
@@ -151,8 +153,8 @@ pub fn closest(name: &str) -> &'static str {
             (distance(&a, &b), *n)
         })
         .min()
+        .filter(|(d, n)| *d * 3 <= n.chars().count())
         .map(|(_, n)| n)
-        .unwrap_or("Enable caching in buffer")
 }
 
 /// Levenshtein distance.
@@ -179,7 +181,8 @@ mod tests {
         assert_eq!(lookup("enable caching in buffer"), Some(("Enable caching in buffer", true)));
         assert_eq!(lookup("Seek type"), Some(("Seek type", false)));
         assert!(lookup("Bogus").is_none());
-        assert_eq!(closest("Enable cachin in bufer"), "Enable caching in buffer");
-        assert_eq!(closest("head switch"), "Head switch time");
+        assert_eq!(closest("Enable cachin in bufer"), Some("Enable caching in buffer"));
+        assert_eq!(closest("head switch"), Some("Head switch time"));
+        assert_eq!(closest("Bogus"), None);
     }
 }
