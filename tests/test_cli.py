@@ -410,3 +410,24 @@ def test_validate_disk_table(cheetah: Path) -> None:
         f"{reads['mean_real_ms']:.3f}",
         f"{reads['rms_exact_ms']:.3f}",
     ]
+
+
+def test_run_help_says_where_each_preset_comes_from() -> None:
+    proc = run_cli("run", "--help")
+    assert proc.returncode == 0, proc.stderr
+    lines = {
+        line.split()[0]: line for line in proc.stdout.splitlines() if line.startswith("  ") and line.split()
+    }
+    for name in ("cheetah-15k4", "barracuda-7200.10", "wd5000aaks", "wd10evvs"):
+        assert "datasheet figures only" in lines[name], lines.get(name)
+    for name in ("cheetah-15k5", "cheetah-15k5-146gb"):
+        assert "DiskSim description" in lines[name], lines.get(name)
+
+
+def test_run_header_says_datasheet_for_a_datasheet_preset(small_config: Path) -> None:
+    proc = run_cli("run", small_config, "--set", "disk.model=wd10evvs")
+    assert proc.returncode == 0, proc.stderr
+    header = proc.stdout.splitlines()[1]
+    assert "wd10evvs (datasheet)" in header, header
+    proc = run_cli("run", small_config, "--set", "disk.model=cheetah-15k5")
+    assert "datasheet" not in proc.stdout.splitlines()[1]

@@ -55,3 +55,20 @@ def simulate(
 
 def validate_disk(spec: str, trace: str, overrides: list[tuple[str, float]] = ...) -> Validation:
     """Replays a DiskSim validation trace on the drive described by ``spec``."""
+
+class Departure(TypedDict):
+    param: str
+    value: float
+    reason: str
+
+class PresetInfo(TypedDict):
+    name: str
+    kind: Literal["disksim", "datasheet"]
+    description: str
+    departures: list[Departure]
+
+def preset_info(name: str) -> PresetInfo | None:
+    """What a built-in drive preset is (its source: a DiskSim description or datasheet figures), or None."""
+
+def preset_names() -> list[str]:
+    """The built-in drive preset names."""

@@ -108,7 +108,8 @@ def describe_device(config: dict[str, Any]) -> str:
     be added in this one place).
 
     An HDD is its drive: the preset's name (``cheetah-15k5``) or the DiskSim file's name, with
-    "drive cache off" and the DiskSim overrides when there are any. An SSD is its parameters:
+    "datasheet" for a preset built from datasheet figures alone, "drive cache off", the queue
+    depth the host keeps when set, and the DiskSim overrides when there are any. An SSD is its parameters:
     ``SSD (8 channels, per channel 250 MB/s read, 80 MB/s write; latency 80 µs read, 200 µs
     write; 80 GB)``, rates and sizes in decimal MB/GB as the metrics are.
     """
@@ -124,7 +125,13 @@ def describe_device(config: dict[str, Any]) -> str:
         return f"SSD ({channels}, {rates}; {latency}; {_plain(s['capacity'] / 1e9)} GB)"
     model = str(d["model"])
     name = PurePath(model).name if "/" in model or "\\" in model else model
-    notes = [] if d.get("cache", True) else ["drive cache off"]
+    from prefetchlab._engine import preset_info
+
+    info = preset_info(model)
+    notes = ["datasheet"] if info is not None and info["kind"] == "datasheet" else []
+    notes += [] if d.get("cache", True) else ["drive cache off"]
+    if d.get("queue_depth", 0):
+        notes.append(f"queue depth {d['queue_depth']}")
     notes += [f"{k}={_plain(v)}" for k, v in sorted(d.get("overrides", {}).items())]
     return name + (f" ({', '.join(notes)})" if notes else "")
 

@@ -44,6 +44,20 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
+def _presets_epilog() -> str:
+    """The built-in drives (`disk.model`), each saying where its figures come from."""
+    from prefetchlab._engine import preset_info, preset_names
+
+    lines = ["built-in drives (disk.model; or a path to a DiskSim .diskspecs/.parv):"]
+    for name in preset_names():
+        info = preset_info(name)
+        if info is None:
+            continue
+        source = "datasheet figures only" if info["kind"] == "datasheet" else "DiskSim description"
+        lines.append(f"  {name:<20} {source}: {info['description']}")
+    return "\n".join(lines)
+
+
 def _build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog=PROG,
@@ -56,6 +70,8 @@ def _build_parser() -> argparse.ArgumentParser:
         "run",
         help="run one configuration and print what it measured",
         description="Runs one configuration (a TOML file) and prints its metrics.",
+        epilog=_presets_epilog(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     run.add_argument("config", metavar="CONFIG.toml", help="the configuration file")
     run.add_argument(

@@ -167,6 +167,40 @@ fn validate_disk<'py>(
     Ok(d)
 }
 
+/// What a built-in drive preset is: `{"name", "kind", "description",
+/// "departures"}` (kind `disksim` or `datasheet`), or None.
+#[pyfunction]
+fn preset_info<'py>(py: Python<'py>, name: &str) -> PyResult<Option<Bound<'py, PyDict>>> {
+    use prefetchlab::device::presets::{self, PresetKind};
+    let Some(info) = presets::info(name) else { return Ok(None) };
+    let d = PyDict::new(py);
+    d.set_item("name", info.name)?;
+    d.set_item(
+        "kind",
+        match info.kind {
+            PresetKind::DiskSim => "disksim",
+            PresetKind::Datasheet => "datasheet",
+        },
+    )?;
+    d.set_item("description", info.description)?;
+    let deps = PyList::empty(py);
+    for dep in presets::departures(name) {
+        let x = PyDict::new(py);
+        x.set_item("param", dep.param)?;
+        x.set_item("value", dep.value)?;
+        x.set_item("reason", dep.reason)?;
+        deps.append(x)?;
+    }
+    d.set_item("departures", deps)?;
+    Ok(Some(d))
+}
+
+/// The built-in drive preset names.
+#[pyfunction]
+fn preset_names() -> Vec<&'static str> {
+    prefetchlab::device::presets::NAMES.to_vec()
+}
+
 #[pymodule]
 fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("PrefetchlabError", m.py().get_type::<PrefetchlabError>())?;
@@ -174,5 +208,7 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(resolve, m)?)?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(validate_disk, m)?)?;
+    m.add_function(wrap_pyfunction!(preset_info, m)?)?;
+    m.add_function(wrap_pyfunction!(preset_names, m)?)?;
     Ok(())
 }
