@@ -38,8 +38,21 @@ fn five_drives_as_accurate_as_disksim() {
         "drive", "rms_ms", "disksim", "ratio", "rms_exact_ms", "mean_sim", "mean_real", "n"
     );
     let mut failures = Vec::new();
+    let mut want = String::new();
     for (name, spec, trace, ov, ds) in &cases(&dir) {
         let v = validate(spec, trace, ov).unwrap_or_else(|e| panic!("{name}: {e}"));
+        // the README's accuracy table holds these figures
+        let row = vec![
+            name.to_string(),
+            format!("{:.3}", v.rms_ms),
+            format!("{ds:.3}"),
+            format!("{:.2}", v.rms_ms / ds),
+            format!("{:.3} / {:.3}", v.mean_sim_ms, v.mean_real_ms),
+        ];
+        want.push_str(&format!("| {} |\n", row.join(" | ")));
+        if common::readme_row("### Accuracy on DiskSim's validation traces", name).as_ref() != Some(&row) {
+            failures.push(format!("README's accuracy table is stale for {name}"));
+        }
         println!(
             "{:<12} {:>8.4} {:>8.3} {:>7.3} {:>13.4} {:>9.3} {:>9.3} {:>7}",
             name,
@@ -60,7 +73,7 @@ fn five_drives_as_accurate_as_disksim() {
             failures.push(format!("{name}: replayed {} requests", v.requests));
         }
     }
-    assert!(failures.is_empty(), "{failures:?}");
+    assert!(failures.is_empty(), "{failures:?}\nthe README's table should read:\n{want}");
 }
 
 #[test]

@@ -325,6 +325,60 @@ pub const SHEETS: [Sheet; 4] = [
     },
 ];
 
+/// The figures a datasheet gives for the drive `p` describes (rpm,
+/// capacity, surfaces, track-to-track / average / full-stroke read seek,
+/// the write settle, outer- and inner-zone sustained rates by Hitachi's
+/// formula, cache size, interface time per sector), with what a datasheet
+/// does not give set as the datasheet presets set it: the head switch as
+/// long as the track-to-track seek, 16 cache segments, and read-miss /
+/// read-hit / write overheads of 0.3 / 0.05 / 0.1 ms (models.md §1.6).
+/// Write-back caching is a setting of the drive in its host, not a
+/// datasheet figure: it is taken as `p` has it (write-through when `p`'s
+/// cache is off). `datasheet_twin` rebuilds the drive from these alone,
+/// to measure what the datasheet method loses against the real drive.
+pub fn sheet_of(name: &'static str, p: &DriveParams) -> Sheet {
+    let lay = &p.layout;
+    let cyls = lay.cylinders.max(2);
+    let rev_s = 60.0 / p.rpm;
+    let one = p.seek.ms(1);
+    let surfaces = lay.surfaces.max(1) as f64;
+    // sustained = 512·spt·S / ((S−1)·hs + cs + S·rev), hs = cs = one
+    let sustained = |spt: u32| {
+        let cs = one / 1e3;
+        512.0 * spt as f64 * surfaces / ((surfaces - 1.0) * cs + cs + surfaces * rev_s) / 1e6
+    };
+    let spt_of = |lba: u64| lay.locate(lba).map_or(1, |l| l.spt);
+    Sheet {
+        name,
+        rpm: p.rpm,
+        capacity_sectors: lay.capacity_sectors,
+        surfaces: lay.surfaces.max(1),
+        seek: (one, p.seek.mean_random_ms(cyls), p.seek.ms(cyls - 1)),
+        write_settle_ms: p.write_settle_ms,
+        head_switch_ms: one,
+        od_mbs: sustained(spt_of(0)),
+        id_mbs: sustained(spt_of(lay.capacity_sectors - 1)),
+        cache_blocks: (p.cache.segments * p.cache.segment_blocks).max(16),
+        segments: 16,
+        xfer_ms: p.xfer_read_ms,
+        read_miss_ms: 0.3,
+        read_hit_ms: 0.05,
+        write_ms: 0.1,
+        fast_write_level: if p.cache.enabled { p.cache.fast_write_level } else { 0 },
+        queue: p.queue.max_queue_length,
+    }
+}
+
+/// The drive `p` describes, rebuilt by the datasheet method from the
+/// figures [`sheet_of`] reads off it.
+pub fn datasheet_twin(name: &'static str, p: &DriveParams) -> Result<DriveParams> {
+    let sheet = sheet_of(name, p);
+    let mut m = MemFiles::new();
+    let path = format!("<datasheet twin>/{name}.diskspecs");
+    m.add(&path, datasheet_description(&sheet));
+    load_drive_with(Path::new(&path), &Options { source: &m, overrides: &[], keep_heads: None })
+}
+
 /// The DiskSim description of a datasheet drive (see the module doc).
 pub fn datasheet_description(s: &Sheet) -> String {
     const ZONES: u32 = 16;

@@ -20,3 +20,19 @@ pub fn disksim_valid() -> Option<PathBuf> {
     println!("SKIPPED: {} not found (set PREFETCHLAB_SHARED)", dir.display());
     None
 }
+
+/// The cells of the README's row for `first_cell` in the table that follows
+/// `heading` (up to the next `## ` heading), trimmed.
+#[allow(dead_code)]
+pub fn readme_row(heading: &str, first_cell: &str) -> Option<Vec<String>> {
+    let text =
+        std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md"))
+            .ok()?;
+    let table = &text[text.find(heading)?..];
+    table
+        .lines()
+        .skip(1)
+        .take_while(|l| !l.starts_with("## "))
+        .find(|l| l.starts_with(&format!("| {first_cell} ")))
+        .map(|l| l.trim().trim_matches('|').split('|').map(|c| c.trim().to_string()).collect())
+}
