@@ -16,7 +16,9 @@ use prefetchlab::device::validate::{read_trace, validate_params, Validation};
 use std::path::Path;
 
 /// (name, spec, trace, DiskSim overrides of its validation run)
-fn drives(dir: &Path) -> Vec<(&'static str, std::path::PathBuf, std::path::PathBuf, Vec<(String, f64)>)> {
+type Drive = (&'static str, std::path::PathBuf, std::path::PathBuf, Vec<(String, f64)>);
+
+fn drives(dir: &Path) -> Vec<Drive> {
     let off = |k: &str| (k.to_string(), 0.0);
     vec![
         ("cheetah9LP", dir.join("cheetah9LP.parv"), dir.join("cheetah9LP.trace"), vec![]),

@@ -63,6 +63,9 @@ pub struct TraceLine {
     pub next_interarrival_us: f64,
 }
 
+/// The longest service or gap time (µs) a validation trace line may give.
+const MAX_TRACE_US: f64 = 86_400e6;
+
 /// Reads `R|W Hit|Miss|… block size service_us next_interarrival_us` lines.
 pub fn read_trace(path: &Path) -> Result<Vec<TraceLine>> {
     let ps = path.display().to_string();
@@ -97,6 +100,13 @@ pub fn read_trace(path: &Path) -> Result<Vec<TraceLine>> {
         let next = finite(f[5]).ok_or_else(|| bad("next_interarrival_us is not a finite number"))?;
         if sectors == 0 || service_us < 0.0 || next < 0.0 {
             return Err(bad("size must be > 0 and times ≥ 0"));
+        }
+        // a day between two requests at most: the replay's clock adds them up
+        if service_us > MAX_TRACE_US || next > MAX_TRACE_US {
+            return Err(bad("times must be at most a day (86400000000 µs)"));
+        }
+        if lba.checked_add(sectors as u64).is_none() {
+            return Err(bad("block + size is beyond any drive"));
         }
         out.push(TraceLine { write, lba, sectors, service_us, next_interarrival_us: next });
     }
@@ -169,7 +179,8 @@ pub fn replay_samples(hdd: &mut Hdd, lines: &[TraceLine]) -> Vec<Sample> {
             hit: s.cache_hit,
             seek_cyl: s.seek_distance_cyl,
         });
-        t = s.done_ns + (l.next_interarrival_us * 1000.0).round() as u64;
+        // gaps are at most a day (read_trace): no overflow in centuries of trace
+        t = s.done_ns.saturating_add((l.next_interarrival_us * 1000.0).round() as u64);
     }
     out
 }
@@ -349,6 +360,12 @@ mod tests {
             std::fs::write(&d, format!("R Hit 10 4 100.0 {bad}\n")).unwrap();
             let e = read_trace(&d).unwrap_err().to_string();
             assert!(e.contains(":1:") && e.contains("next_interarrival_us"), "{bad}: {e}");
+        }
+        // a gap or service of more than a day, a request past 2^64 blocks
+        for line in ["R Miss 1 1 1 1e30", "R Miss 1 1 1e12 1", "R Miss 18446744073709551615 8 1 1"] {
+            std::fs::write(&d, format!("R Hit 10 4 100.0 200.0\n{line}\n")).unwrap();
+            let e = read_trace(&d).unwrap_err().to_string();
+            assert!(e.contains(":2:"), "{line}: {e}");
         }
         std::fs::remove_file(&d).ok();
     }
