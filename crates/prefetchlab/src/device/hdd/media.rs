@@ -205,6 +205,50 @@ impl Mech {
         self.ref_track = Some(TrackRef { cyl: loc.cyl, head: loc.head, spt: loc.spt, sector });
     }
 
+    /// Moves the arm to `loc`'s track from `t` (for the first track of an
+    /// access, lengthened to `min_seek_ns`, DiskSim's `Minimum seek delay`,
+    /// and its distance noted in `seek_cyl`); returns when it is there.
+    #[inline]
+    fn reach(
+        &mut self,
+        loc: &Loc,
+        t: f64,
+        write: bool,
+        first: bool,
+        min_seek_ns: f64,
+        seek_cyl: &mut u32,
+    ) -> f64 {
+        let st = self.seek_ns(loc.cyl, loc.head, write);
+        let mut t = t;
+        if first {
+            *seek_cyl = self.cyl.abs_diff(loc.cyl);
+            if st < min_seek_ns {
+                t += min_seek_ns - st;
+            }
+        }
+        self.set_arm(loc.cyl, loc.head);
+        t + st
+    }
+
+    /// Zero latency: when the head, at `t` on `loc`'s track, is inside the
+    /// `k` sectors from `loc`, the sector boundary `b` it reaches next (how
+    /// many of the `k` lie before it) and when it reaches it.
+    #[inline]
+    fn inside(&self, loc: &Loc, k: u64, t: f64) -> Option<(u64, f64)> {
+        let pos = self.sector_pos(loc, t);
+        let mut b = pos.ceil();
+        if b - pos > 1.0 - ANGLE_EPS {
+            b = pos.floor();
+        }
+        let b = b as u64 % loc.spt as u64;
+        let s0 = loc.sector as u64;
+        if b <= s0 || b >= s0 + k {
+            return None;
+        }
+        let pos_b = if (b as f64) < pos { b as f64 + loc.spt as f64 } else { b as f64 };
+        Some((b - s0, t + (pos_b - pos).max(0.0) * self.period_ns / loc.spt as f64))
+    }
+
     /// Reads `[lba, lba + n)` from `t0`: per track, a seek (the first one
     /// lengthened to `min_seek_ns`, DiskSim's `Minimum seek delay`), the
     /// rotational wait, the sectors. With `immed` (zero-latency reads) a
@@ -232,38 +276,18 @@ impl Mech {
             let l = lba + done;
             let Some(loc) = lay.locate(l) else { break };
             let k = (lay.run_on_track(l, &loc) as u64).min(n - done);
-            let st = self.seek_ns(loc.cyl, loc.head, false);
-            if done == 0 {
-                seek_cyl = self.cyl.abs_diff(loc.cyl);
-                if st < min_seek_ns {
-                    t += min_seek_ns - st;
-                }
-            }
-            t += st;
-            self.set_arm(loc.cyl, loc.head);
+            t = self.reach(&loc, t, false, done == 0, min_seek_ns, &mut seek_cyl);
             let q = self.period_ns / loc.spt as f64;
-            if immed && k > 1 {
-                let pos = self.sector_pos(&loc, t);
-                let mut b = pos.ceil();
-                if b - pos > 1.0 - ANGLE_EPS {
-                    b = pos.floor();
-                }
-                let b = b as u64 % loc.spt as u64;
-                let s0 = loc.sector as u64;
-                if b > s0 && b < s0 + k {
-                    // zero latency: b → end of span, round the track, s0 → b
-                    let pos_b = if (b as f64) < pos { b as f64 + loc.spt as f64 } else { b as f64 };
-                    let t1 = t + (pos_b - pos).max(0.0) * q;
-                    let a = b - s0;
-                    let spt = loc.spt as f64;
-                    spans.push(Span { lba: l, count: a, start_ns: t1 + (spt - a as f64) * q, sector_ns: q });
-                    let rev_end = t1 + spt * q;
-                    spans.push(Span { lba: l + a, count: k - a, start_ns: rev_end, sector_ns: 0.0 });
-                    t = rev_end;
-                    self.mark(&loc, b as u32, t);
-                    done += k;
-                    continue;
-                }
+            let spt = loc.spt as f64;
+            if let Some((a, t1)) = immed.then(|| self.inside(&loc, k, t)).flatten() {
+                // zero latency: from the boundary to the end, round the
+                // track, then the `a` sectors before it
+                spans.push(Span { lba: l, count: a, start_ns: t1 + (spt - a as f64) * q, sector_ns: q });
+                t = t1 + spt * q;
+                spans.push(Span { lba: l + a, count: k - a, start_ns: t, sector_ns: 0.0 });
+                self.mark(&loc, loc.sector + a as u32, t);
+                done += k;
+                continue;
             }
             let w = self.wait_ns(&loc, t);
             if done == 0 {
@@ -282,7 +306,7 @@ impl Mech {
     /// media only from `ready(i)` (its data in the buffer): a block whose
     /// sector comes before that is written a revolution later (DiskSim
     /// "dry-fires" the sector). With `immed` (zero-latency writes) a head
-    /// that lands inside a track's part starts there when the data allows.
+    /// that lands inside a track's part starts there when all its data is in.
     #[allow(clippy::too_many_arguments)]
     pub fn write(
         &mut self,
@@ -301,29 +325,12 @@ impl Mech {
             let l = lba + done;
             let Some(loc) = lay.locate(l) else { break };
             let k = (lay.run_on_track(l, &loc) as u64).min(n - done);
-            let st = self.seek_ns(loc.cyl, loc.head, true);
-            if done == 0 {
-                seek_cyl = self.cyl.abs_diff(loc.cyl);
-                if st < min_seek_ns {
-                    t += min_seek_ns - st;
-                }
-            }
-            t += st;
-            self.set_arm(loc.cyl, loc.head);
+            t = self.reach(&loc, t, true, done == 0, min_seek_ns, &mut seek_cyl);
             let q = self.period_ns / loc.spt as f64;
-            if immed && k > 1 {
-                let pos = self.sector_pos(&loc, t);
-                let mut b = pos.ceil();
-                if b - pos > 1.0 - ANGLE_EPS {
-                    b = pos.floor();
-                }
-                let b = b as u64 % loc.spt as u64;
-                let s0 = loc.sector as u64;
-                // zero-latency only when every block's data is already in
-                if b > s0 && b < s0 + k && ready(done + k - 1) <= t {
-                    let pos_b = if (b as f64) < pos { b as f64 + loc.spt as f64 } else { b as f64 };
-                    t += (pos_b - pos).max(0.0) * q + loc.spt as f64 * q;
-                    self.mark(&loc, b as u32, t);
+            if immed && ready(done + k - 1) <= t {
+                if let Some((a, t1)) = self.inside(&loc, k, t) {
+                    t = t1 + loc.spt as f64 * q;
+                    self.mark(&loc, loc.sector + a as u32, t);
                     done += k;
                     continue;
                 }
