@@ -7,10 +7,11 @@
 //!
 //! Mutations: truncation, deleted / duplicated / swapped tokens, numbers
 //! replaced by huge, negative, zero, fractional, `nan`, `inf` values, deep
-//! nesting of `[` or blocks, and lines of junk. The number of cases comes
-//! from `PREFETCHLAB_FUZZ_CASES` (default 300), the seed from
-//! `PREFETCHLAB_FUZZ_SEED` (default 1); a failing case prints its seed,
-//! case number and mutated file so it can be replayed.
+//! nesting of `[` or blocks, and lines of junk. Cases, seeds and replaying
+//! one case are the shared fuzz plumbing's (`tests/fuzz/mod.rs`): 300 cases
+//! by default, `make fuzz` many more.
+
+mod fuzz;
 
 use prefetchlab::device::disksim::parse::MemFiles;
 use prefetchlab::device::disksim::{load_drive_with, Options};
@@ -18,9 +19,7 @@ use prefetchlab::device::hdd::Hdd;
 use prefetchlab::device::{Device, DiskRequest};
 use prefetchlab::error::Error;
 use prefetchlab::sim::Rng;
-use rand_core::{RngCore, SeedableRng};
-use rand_xoshiro::Xoshiro256PlusPlus;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 const SPECS: &str = "disksim_disk D {\n Model = source m.model,\n Bulk sector transfer time = 0.01,\n Number of buffer segments = 2,\n Segment size (in blks) = 100,\n Enable caching in buffer = 1,\n Buffer continuous read = 3,\n Maximum read-ahead (blks) = 50,\n Max queue length = 1,\n Scheduler = disksim_ioqueue { Scheduling policy = 1, Cylinder mapping strategy = 0 },\n Read hit over. after read = 0.1,\n Read miss over. after read = 0.3\n}\n";
 
@@ -35,6 +34,7 @@ const MAP: &str = "vendor model\nsecond line\n2 cylinders, 6000 rot, 2 heads\nlb
 const SEEK: &str = "Seek distances measured: 4\n1, 0.8\n2, 0.9\n10, 1.5\n19, 2.5\n";
 
 /// A set of files, the first of which is the description to load.
+#[derive(Debug, Clone)]
 struct Case {
     files: Vec<(String, String)>,
 }
@@ -52,10 +52,7 @@ fn made_up() -> Vec<Case> {
 }
 
 fn shared_cases() -> Vec<Case> {
-    let dir = std::env::var_os("PREFETCHLAB_SHARED")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared"))
-        .join("disksim-valid");
+    let dir = fuzz::shared_dir("disksim-valid");
     if !dir.is_dir() {
         println!("shared disksim-valid not found: fuzzing the made-up descriptions only");
         return Vec::new();
@@ -90,17 +87,6 @@ fn shared_cases() -> Vec<Case> {
     out
 }
 
-struct Gen(Xoshiro256PlusPlus);
-
-impl Gen {
-    fn below(&mut self, n: usize) -> usize {
-        (self.0.next_u64() % n.max(1) as u64) as usize
-    }
-    fn pick<'a>(&mut self, xs: &[&'a str]) -> &'a str {
-        xs[self.below(xs.len())]
-    }
-}
-
 /// Token spans of a text: runs of non-space characters between the
 /// punctuation DiskSim's grammar uses.
 fn tokens(t: &str) -> Vec<(usize, usize)> {
@@ -125,7 +111,7 @@ fn tokens(t: &str) -> Vec<(usize, usize)> {
     out
 }
 
-fn mutate(g: &mut Gen, t: &str) -> String {
+fn mutate(g: &mut fuzz::Gen, t: &str) -> String {
     let toks = tokens(t);
     if toks.is_empty() {
         return "{".repeat(g.below(5));
@@ -160,7 +146,7 @@ fn mutate(g: &mut Gen, t: &str) -> String {
         }
         1 => format!("{}{}", &t[..a], &t[b..]),
         2 => format!("{}{} {}", &t[..b], &t[a..b], &t[b..]),
-        3 => format!("{}{}{}", &t[..a], g.pick(&NUMS), &t[b..]),
+        3 => format!("{}{}{}", &t[..a], *g.pick(&NUMS), &t[b..]),
         4 => {
             let deep = if g.below(2) == 0 { "[ ".repeat(20_000) } else { "x { k = ".repeat(20_000) };
             format!("{}{}{}", &t[..a], deep, &t[b..])
@@ -169,12 +155,12 @@ fn mutate(g: &mut Gen, t: &str) -> String {
         6 => format!(
             "{}\n{}\n{}",
             &t[..a],
-            g.pick(&["junk line", "lbn 5 --> cyl 9, head 9, sect 9, seqcnt 99999", "}}}", "source nothere"]),
+            *g.pick(&["junk line", "lbn 5 --> cyl 9, head 9, sect 9, seqcnt 99999", "}}}", "source nothere"]),
             &t[a..]
         ),
         7 => {
             // every number of the text replaced by one value
-            let v = g.pick(&NUMS);
+            let v = *g.pick(&NUMS);
             let mut out = String::new();
             let mut last = 0;
             for &(s, e) in &toks {
@@ -187,94 +173,97 @@ fn mutate(g: &mut Gen, t: &str) -> String {
             out.push_str(&t[last..]);
             out
         }
-        _ => format!(
-            "{}{}",
-            &t[..a],
-            &t[a..].replacen(
-                &t[a..b],
-                g.pick(&["IDX", "TRACK", "source", "revolutions", "sectors", "=", ",", "]", "{"]),
-                1
-            )
-        ),
+        _ => {
+            let to: &str = g.pick(&["IDX", "TRACK", "source", "revolutions", "sectors", "=", ",", "]", "{"]);
+            format!("{}{}", &t[..a], &t[a..].replacen(&t[a..b], to, 1))
+        }
     }
 }
 
-/// Loads the case with file `mutated` replaced by `text`; true if it loaded.
-fn check(case: &Case, mutated: usize, text: &str, what: &str) -> bool {
+/// Loads the case with file `mutated` replaced by `text`: `Ok(true)` if it
+/// loaded (and serves requests), `Ok(false)` if it was refused cleanly.
+fn check(case: &Case, mutated: usize, text: &str) -> Result<bool, String> {
     let mut m = MemFiles::new();
     for (i, (p, t)) in case.files.iter().enumerate() {
         m.add(p.clone(), if i == mutated { text.to_string() } else { t.clone() });
     }
     let ov: Vec<(String, f64)> = Vec::new();
-    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        let got = load_drive_with(
-            Path::new(&case.files[0].0),
-            &Options { source: &m, overrides: &ov, keep_heads: None },
-        );
-        if let Ok(p) = &got {
+    let got = load_drive_with(
+        Path::new(&case.files[0].0),
+        &Options { source: &m, overrides: &ov, keep_heads: None },
+    );
+    match got {
+        Ok(p) => {
             // a drive that loads must serve requests anywhere on it
             let cap = p.layout.capacity_sectors;
             for lba in [0, cap / 3, cap - 1] {
-                assert!(p.layout.locate(lba).is_some(), "LBA {lba} of {cap} has no track");
+                if p.layout.locate(lba).is_none() {
+                    return Err(format!("LBA {lba} of {cap} has no track"));
+                }
             }
-            let mut h = Hdd::new(p.clone(), true, Rng::new(1));
+            let mut h = Hdd::new(p, true, Rng::new(1));
             let mut t = 0;
             for lba in [0, cap / 2, cap.saturating_sub(8)] {
                 t = h.service(&DiskRequest { lba_sector: lba, sectors: 8, write: lba % 2 == 1 }, t).done_ns;
             }
+            Ok(true)
         }
-        got.map(|_| ())
-    }));
-    match r {
-        Err(_) => panic!("{what}: the reader panicked on this file:\n{text}"),
-        Ok(Err(e)) => {
-            let s = e.to_string();
-            assert!(
-                matches!(e, Error::Input { .. } | Error::Config { .. }),
-                "{what}: not an input error: {s}\n--- file ---\n{text}"
-            );
-            assert!(!s.is_empty() && !s.contains('\n'), "{what}: error not on one line: {s:?}");
-            false
+        Err(e) => {
+            if !matches!(e, Error::Input { .. } | Error::Config { .. }) {
+                return Err(format!("not an input error: {e}"));
+            }
+            fuzz::one_line(&e.to_string())?;
+            Ok(false)
         }
-        Ok(Ok(())) => true,
+    }
+}
+
+/// One case: a description (by index), which of its files is mutated, and
+/// the mutated text.
+struct Mutated {
+    case: usize,
+    file: usize,
+    text: String,
+}
+
+impl std::fmt::Debug for Mutated {
+    // the description's name and the mutated file, not the whole corpus
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "description {} file {}:\n{}", self.case, self.file, self.text)
     }
 }
 
 #[test]
 fn mutated_disksim_descriptions_load_or_fail_cleanly() {
-    let cases: usize =
-        std::env::var("PREFETCHLAB_FUZZ_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(300);
-    let seed: u64 = std::env::var("PREFETCHLAB_FUZZ_SEED").ok().and_then(|v| v.parse().ok()).unwrap_or(1);
-    let mut g = Gen(Xoshiro256PlusPlus::seed_from_u64(seed));
-    let small = made_up();
-    let shared = shared_cases();
+    let mut cases = made_up();
+    let small = cases.len();
+    cases.extend(shared_cases());
     // the unmutated descriptions load
-    for c in small.iter().chain(shared.iter()) {
-        assert!(check(c, usize::MAX, "", "unmutated"), "{} does not load", c.files[0].0);
+    for c in &cases {
+        assert_eq!(check(c, usize::MAX, ""), Ok(true), "{} does not load", c.files[0].0);
     }
-    let (mut loaded, mut rejected) = (0, 0);
-    for n in 0..cases {
-        // mostly the small descriptions; every tenth case a shared one (the
-        // 15K.5 layout is large, so its layout file only now and then)
-        let case = if !shared.is_empty() && n % 10 == 9 {
-            &shared[g.below(shared.len())]
-        } else {
-            &small[g.below(small.len())]
-        };
-        let mut which = g.below(case.files.len());
-        if case.files[which].1.len() > 100_000 && g.below(4) != 0 {
-            which = 0;
-        }
-        let mut text = case.files[which].1.clone();
-        for _ in 0..1 + g.below(3) {
-            text = mutate(&mut g, &text);
-        }
-        let what = format!("seed {seed} case {n} file {}", case.files[which].0);
-        if check(case, which, &text, &what) {
-            loaded += 1;
-        } else {
-            rejected += 1;
-        }
-    }
-    println!("{cases} mutated descriptions: {loaded} loaded, {rejected} rejected cleanly");
+    fuzz::run(
+        "disksim",
+        300,
+        |g| {
+            // mostly the small descriptions; one case in ten a shared one
+            // (the 15K.5 layout is large: its layout file only now and then)
+            let case = if cases.len() > small && g.chance(10) {
+                small + g.below(cases.len() - small)
+            } else {
+                g.below(small)
+            };
+            let files = &cases[case].files;
+            let mut file = g.below(files.len());
+            if files[file].1.len() > 100_000 && !g.chance(25) {
+                file = 0;
+            }
+            let mut text = files[file].1.clone();
+            for _ in 0..1 + g.below(3) {
+                text = mutate(g, &text);
+            }
+            Mutated { case, file, text }
+        },
+        |m| check(&cases[m.case], m.file, &m.text).map(|_| ()),
+    );
 }
