@@ -174,7 +174,8 @@ fn mutate(g: &mut fuzz::Gen, t: &str) -> String {
             out
         }
         _ => {
-            let to: &str = g.pick(&["IDX", "TRACK", "source", "revolutions", "sectors", "=", ",", "]", "{"]);
+            const WORDS: [&str; 9] = ["IDX", "TRACK", "source", "revolutions", "sectors", "=", ",", "]", "{"];
+            let to = g.pick(&WORDS);
             format!("{}{}", &t[..a], &t[a..].replacen(&t[a..b], to, 1))
         }
     }
