@@ -89,6 +89,27 @@ impl Cap {
         let unsent = (((self.until_ns - t) / self.xfer_ns).ceil() as u64).min(self.blocks);
         b + unsent < self.endreq + self.size
     }
+
+    /// The first of `t0`, `t0 + period`, `t0 + 2·period`, … at which block
+    /// `b` may be read (its sector comes round once a turn). In closed form,
+    /// not turn by turn: `b` may be read once at most `room` blocks are
+    /// still unsent, i.e. from `until_ns - room · xfer_ns` on.
+    fn first_turn(&self, b: u64, t0: f64, period: f64) -> f64 {
+        if self.allows(b, t0) || period.is_nan() || period <= 0.0 {
+            return t0;
+        }
+        let room = (self.endreq + self.size).saturating_sub(b + 1);
+        let from = self.until_ns - room as f64 * self.xfer_ns;
+        let turns = ((from - t0) / period).ceil().max(1.0);
+        let mut t = t0 + turns * period;
+        // rounding may leave it a turn off either way
+        if t - period > t0 && self.allows(b, t - period) {
+            t -= period;
+        } else if !self.allows(b, t) {
+            t += period;
+        }
+        t
+    }
 }
 
 /// The read-ahead's limit parameters.
@@ -205,11 +226,8 @@ impl ReadAhead {
             // the arm is on the track from seek_end
             let (c0, h0) = (mech.cyl, mech.head);
             mech.set_arm(loc.cyl, loc.head);
-            let mut s0 = seek_end + mech.wait_ns(&loc, seek_end);
             // a first block the buffer has no room for waits for a later turn
-            while !self.cap.allows(self.next, s0) {
-                s0 += mech.period_ns;
-            }
+            let s0 = self.cap.first_turn(self.next, seek_end + mech.wait_ns(&loc, seek_end), mech.period_ns);
             if s0 > t {
                 mech.set_arm(c0, h0);
                 return Doing::Latency { start_ns: s0 };
@@ -300,5 +318,24 @@ impl ReadAhead {
         self.active = false;
         self.from_ns = free;
         free
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_block_without_room_waits_for_the_first_turn_with_room() {
+        // 50 blocks ending at 100 sent until 1000 ns, 10 ns each, segment
+        // 20: block 110 may be read once at most 9 are unsent, from 910 ns
+        let cap = Cap { endreq: 100, blocks: 50, size: 20, until_ns: 1000.0, xfer_ns: 10.0 };
+        assert_eq!(cap.first_turn(110, 0.0, 300.0), 1200.0);
+        assert_eq!(cap.first_turn(110, 10.0, 300.0), 910.0);
+        assert_eq!(cap.first_turn(105, 0.0, 300.0), 900.0); // from 860 ns
+        assert_eq!(cap.first_turn(60, 0.0, 300.0), 0.0); // room from the start
+                                                         // a bus that never finishes never lets it in, and does not hang
+        let never = Cap { until_ns: f64::INFINITY, ..cap };
+        assert_eq!(never.first_turn(110, 0.0, 300.0), f64::INFINITY);
     }
 }
