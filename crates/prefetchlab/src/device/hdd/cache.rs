@@ -55,10 +55,6 @@ impl Segment {
     pub fn is_empty(&self) -> bool {
         self.state == SegState::Empty || self.end <= self.start
     }
-    #[inline]
-    pub fn holds(&self, lba: u64) -> bool {
-        self.state != SegState::Empty && self.start <= lba && lba < self.end
-    }
 }
 
 /// How much of a request a segment holds.
@@ -225,9 +221,9 @@ impl SegCache {
         }
     }
 
-    /// Drops the blocks of `[lba, lba + n)` from the clean segments other
-    /// than `keep` (stale after a write): a clean segment that overlaps the
-    /// write empties, as DiskSim's `disk_buffer_set_segment` does for a write.
+    /// Empties the clean segments (other than `keep`, the one the
+    /// read-ahead is filling) that hold any of `[lba, lba + n)`: stale after
+    /// a write, as DiskSim's `disk_buffer_set_segment` does for a write.
     pub fn invalidate(&mut self, lba: u64, n: u64, keep: Option<usize>) {
         let e = lba + n;
         for (i, s) in self.segs.iter_mut().enumerate() {
@@ -235,14 +231,6 @@ impl SegCache {
                 continue;
             }
             s.state = SegState::Empty;
-        }
-    }
-
-    pub fn clear(&mut self) {
-        for s in &mut self.segs {
-            s.state = SegState::Empty;
-            s.start = 0;
-            s.end = 0;
         }
     }
 }

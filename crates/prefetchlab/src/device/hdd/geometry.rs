@@ -366,6 +366,25 @@ impl Layout {
         Some(Loc { cyl, head, sector, spt: r.spt, left_on_track: r.lpt - in_track, angle: a - a.floor() })
     }
 
+    /// LBAs on `lba`'s track before it (slipped blocks, which hold none,
+    /// do not count): `lba` less the first LBA on its track.
+    pub fn blocks_before_on_track(&self, lba: u64) -> u64 {
+        let off = self.track_offset(lba);
+        // the first LBA whose physical block is on this track: physical()
+        // grows with the LBA, so a binary search over the `off` before it
+        let p0 = self.physical(lba) - off;
+        let (mut lo, mut hi) = (lba.saturating_sub(off), lba);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if self.physical(mid) >= p0 {
+                hi = mid;
+            } else {
+                lo = mid + 1;
+            }
+        }
+        lba - lo
+    }
+
     /// Physical blocks of `lba`'s track before it (0 for the first block
     /// of a track; slipped blocks on the track count).
     #[inline]
@@ -440,6 +459,13 @@ mod tests {
         assert_eq!((a.cyl, a.head, a.sector, a.spt), (10, 0, 0, 50));
         assert!(l.locate(2998).is_none());
         assert_eq!(l.run_on_track(3, &l.locate(3).unwrap()), 2);
+        // track 0 holds LBAs 0..98 (100 sectors, 2 slipped at 5, 6)
+        assert_eq!(l.blocks_before_on_track(0), 0);
+        assert_eq!(l.blocks_before_on_track(4), 4);
+        assert_eq!(l.blocks_before_on_track(5), 5); // P 7: the slipped two hold no LBA
+        assert_eq!(l.blocks_before_on_track(97), 97);
+        assert_eq!(l.blocks_before_on_track(98), 0); // the next track
+        assert_eq!(l.blocks_before_on_track(99), 1);
     }
 
     #[test]
