@@ -91,7 +91,7 @@ pub fn send(
             left
         } else {
             // block i+j is in at r + j·q and would be sent from t + j·x
-            let j = ((t - r) / (s.sector_ns - x)).floor() as u64 + 1;
+            let j = ((t - r) / (s.sector_ns - x)) as u64 + 1;
             j.min(left)
         };
         t += m as f64 * x;

@@ -55,6 +55,24 @@ pub struct Run {
     pub a_cyl: f64,
 }
 
+/// `x.floor()` without the call to libm's `floor` that the default x86-64
+/// target makes (no SSE4.1 `roundsd`): the same value for every finite `x`
+/// (beyond ±2^52 every float is whole, and the cast is exact).
+#[inline]
+pub fn floor(x: f64) -> f64 {
+    if x.abs() >= 4_503_599_627_370_496.0 || x.is_nan() {
+        return x.floor();
+    }
+    let t = x as i64 as f64;
+    if t == x {
+        x // whole already (−0 stays −0)
+    } else if t > x {
+        t - 1.0
+    } else {
+        t
+    }
+}
+
 /// A located block: track and angular position.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Loc {
@@ -77,9 +95,64 @@ pub struct Layout {
     /// P − LBA for LBAs ≥ the matching key.
     skip_shift: Vec<u64>,
     runs: Vec<Run>,
+    /// Coarse indexes over `skip_key` and the runs' `p_start`: a lookup
+    /// searches only its own bucket (a drive description can have
+    /// thousands of each, and every request looks several blocks up).
+    skip_idx: Buckets,
+    run_idx: Buckets,
     pub surfaces: u32,
     pub cylinders: u32,
     pub capacity_sectors: u64,
+}
+
+/// A coarse index over sorted keys: `first[b]` counts the keys ≤ `b <<
+/// shift`, so the keys ≤ any `x` in bucket `b` number `first[b]` plus those
+/// of `(b << shift, (b + 1) << shift]` that are ≤ `x` — found by searching
+/// that slice alone. Gives exactly what a search of all the keys gives.
+#[derive(Debug, Clone, Default)]
+struct Buckets {
+    shift: u32,
+    first: Vec<u32>,
+}
+
+impl Buckets {
+    /// About two buckets per key, at most 8,192 (a few pages of memory).
+    fn new(keys: impl Iterator<Item = u64> + Clone) -> Buckets {
+        let n = keys.clone().count();
+        let max = keys.clone().max().unwrap_or(0);
+        if n < 16 {
+            return Buckets::default();
+        }
+        let target = (2 * n as u64).clamp(1, 8192);
+        let mut shift = 0u32;
+        while shift < 63 && (max >> shift) >= target {
+            shift += 1;
+        }
+        let buckets = (max >> shift) as usize + 2;
+        let mut first = Vec::with_capacity(buckets);
+        let mut it = keys.peekable();
+        let mut count = 0u32;
+        for b in 0..buckets as u64 {
+            let edge = b << shift;
+            while it.peek().is_some_and(|&k| k <= edge) {
+                it.next();
+                count += 1;
+            }
+            first.push(count);
+        }
+        Buckets { shift, first }
+    }
+
+    /// How many of `items` (sorted by `key`) have a key ≤ `x`.
+    #[inline]
+    fn count_le<T>(&self, items: &[T], key: impl Fn(&T) -> u64, x: u64) -> usize {
+        let b = (x >> self.shift) as usize;
+        if b + 1 >= self.first.len() {
+            return items.partition_point(|t| key(t) <= x);
+        }
+        let (lo, hi) = (self.first[b] as usize, self.first[b + 1] as usize);
+        lo + items[lo..hi].partition_point(|t| key(t) <= x)
+    }
 }
 
 /// A builder collecting runs and skipped physical ranges in P order.
@@ -258,7 +331,18 @@ impl LayoutBuilder {
                 skip_shift.push(sh);
             }
         }
-        let l = Layout { skip_key, skip_shift, runs: self.runs, surfaces, cylinders, capacity_sectors };
+        let skip_idx = Buckets::new(skip_key.iter().copied());
+        let run_idx = Buckets::new(self.runs.iter().map(|r| r.p_start));
+        let l = Layout {
+            skip_key,
+            skip_shift,
+            runs: self.runs,
+            skip_idx,
+            run_idx,
+            surfaces,
+            cylinders,
+            capacity_sectors,
+        };
         l.check_covered(what)?;
         Ok(l)
     }
@@ -302,7 +386,7 @@ impl Layout {
     /// LBA → physical block.
     #[inline]
     pub fn physical(&self, lba: u64) -> u64 {
-        let k = self.skip_key.partition_point(|&key| key <= lba);
+        let k = self.skip_idx.count_le(&self.skip_key, |&key| key, lba);
         if k == 0 {
             lba
         } else {
@@ -312,7 +396,7 @@ impl Layout {
 
     #[inline]
     fn run_of(&self, p: u64) -> Option<&Run> {
-        let k = self.runs.partition_point(|r| r.p_start <= p);
+        let k = self.run_idx.count_le(&self.runs, |r| r.p_start, p);
         if k == 0 {
             return None;
         }
@@ -363,7 +447,7 @@ impl Layout {
         let a = r.angle0 + j as f64 * r.a_track + cstep as f64 * r.a_cyl + sector as f64 / r.spt as f64;
         // Blocks left on the track (slipped ones included): `run_on_track`
         // trims the stretch at the next slip.
-        Some(Loc { cyl, head, sector, spt: r.spt, left_on_track: r.lpt - in_track, angle: a - a.floor() })
+        Some(Loc { cyl, head, sector, spt: r.spt, left_on_track: r.lpt - in_track, angle: a - floor(a) })
     }
 
     /// LBAs on `lba`'s track before it (slipped blocks, which hold none,
@@ -402,7 +486,7 @@ impl Layout {
     pub fn run_on_track(&self, lba: u64, loc: &Loc) -> u32 {
         let max = loc.left_on_track as u64;
         // next skip key after lba: the first LBA whose shift differs
-        let k = self.skip_key.partition_point(|&key| key <= lba);
+        let k = self.skip_idx.count_le(&self.skip_key, |&key| key, lba);
         let n = if k < self.skip_key.len() { (self.skip_key[k] - lba).min(max) } else { max };
         n.max(1) as u32
     }
@@ -466,6 +550,29 @@ mod tests {
         assert_eq!(l.blocks_before_on_track(97), 97);
         assert_eq!(l.blocks_before_on_track(98), 0); // the next track
         assert_eq!(l.blocks_before_on_track(99), 1);
+    }
+
+    #[test]
+    fn floor_is_libms_floor() {
+        for x in [
+            0.0,
+            -0.0,
+            0.5,
+            -0.5,
+            1.0,
+            -1.0,
+            2.999999,
+            -2.000001,
+            1e15 + 0.5,
+            -1e15 - 0.5,
+            9e15,
+            -9e15,
+            1e300,
+        ] {
+            assert_eq!(floor(x).to_bits(), x.floor().to_bits(), "{x}");
+        }
+        assert!(floor(f64::NAN).is_nan());
+        assert_eq!(floor(f64::INFINITY), f64::INFINITY);
     }
 
     #[test]

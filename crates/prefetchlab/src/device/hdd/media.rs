@@ -23,7 +23,7 @@
 //! and the time per sector, so that the bus (`bus.rs`) and the segment
 //! cache can tell when each block is in the buffer.
 
-use super::geometry::{Layout, Loc};
+use super::geometry::{floor, Layout, Loc};
 use super::params::AccessTime;
 use super::seek::SeekCurve;
 
@@ -110,7 +110,7 @@ impl Mech {
             cyl: 0,
             head: 0,
             ref_ns: 0.0,
-            ref_angle: phase - phase.floor(),
+            ref_angle: phase - floor(phase),
             ref_track: None,
         }
     }
@@ -142,7 +142,7 @@ impl Mech {
     #[inline]
     fn angle_at(&self, t: f64) -> f64 {
         let a = self.ref_angle + (t - self.ref_ns) / self.period_ns;
-        a - a.floor()
+        a - floor(a)
     }
 
     /// The head's position on `loc`'s track at time `t`, in sectors from
@@ -153,12 +153,12 @@ impl Mech {
         if let Some(r) = self.ref_track {
             if r.cyl == loc.cyl && r.head == loc.head && r.spt == loc.spt {
                 let p = r.sector as f64 + (t - self.ref_ns) / self.period_ns * spt;
-                return p - (p / spt).floor() * spt;
+                return p - floor(p / spt) * spt;
             }
         }
         let zero = loc.angle - loc.sector as f64 / spt;
         let a = self.angle_at(t) - zero;
-        (a - a.floor()) * spt
+        (a - floor(a)) * spt
     }
 
     /// Rotational wait (ns) from `t` until sector `loc` starts under the
@@ -177,7 +177,7 @@ impl Mech {
             }
             _ => {
                 let x = loc.angle - self.ref_angle;
-                let x = x - x.floor();
+                let x = x - floor(x);
                 if x > 1.0 - ANGLE_EPS {
                     0.0
                 } else {
@@ -186,7 +186,7 @@ impl Mech {
             }
         };
         let w = d - e;
-        let w = w - w.floor();
+        let w = w - floor(w);
         if w > 1.0 - ANGLE_EPS {
             0.0
         } else {
@@ -200,7 +200,7 @@ impl Mech {
     pub fn mark(&mut self, loc: &Loc, sector: u32, t: f64) {
         let sector = sector % loc.spt;
         let a = loc.angle + (sector as f64 - loc.sector as f64) / loc.spt as f64;
-        self.ref_angle = a - a.floor();
+        self.ref_angle = a - floor(a);
         self.ref_ns = t;
         self.ref_track = Some(TrackRef { cyl: loc.cyl, head: loc.head, spt: loc.spt, sector });
     }
@@ -238,7 +238,7 @@ impl Mech {
         let pos = self.sector_pos(loc, t);
         let mut b = pos.ceil();
         if b - pos > 1.0 - ANGLE_EPS {
-            b = pos.floor();
+            b = floor(pos);
         }
         let b = b as u64 % loc.spt as u64;
         let s0 = loc.sector as u64;

@@ -549,7 +549,7 @@ impl Hdd {
     fn read_free_blocks(&mut self, seg: usize, lba: u64, wait_ns: f64) {
         let Some(loc) = self.p.layout.locate(lba) else { return };
         let q = self.mech.period_ns / loc.spt as f64;
-        let passed = (wait_ns / q).floor() as u64;
+        let passed = (wait_ns / q) as u64;
         let got = self.p.layout.blocks_before_on_track(lba).min(passed);
         self.cache.extend_front(seg, lba.saturating_sub(got));
     }
@@ -678,7 +678,7 @@ impl Hdd {
         let mut best = (f64::INFINITY, 0usize);
         for (i, h) in self.queue.held.iter().enumerate() {
             let l = h.req.lba_sector.min(lay.capacity_sectors - 1);
-            let Some(loc) = lay.locate(l) else { continue };
+            let Some(loc) = h.loc else { continue };
             let mut cost = if let queue::Policy::Sptf { cache: true } = self.queue.policy {
                 let whole = (0..self.cache.len()).any(|s| {
                     let g = self.cache.get(s);
@@ -718,7 +718,9 @@ impl super::Device for Hdd {
     }
     fn submit(&mut self, id: u32, req: &DiskRequest, now: TimeNs) -> Option<super::Started> {
         if self.queue.busy {
-            self.queue.held.push(queue::Held { id, req: *req, arrival: now as f64 });
+            let lay = &self.p.layout;
+            let loc = lay.locate(req.lba_sector.min(lay.capacity_sectors - 1));
+            self.queue.held.push(queue::Held { id, req: *req, arrival: now as f64, loc });
             return None;
         }
         let t = self.arrival(now);

@@ -30,6 +30,7 @@
 //! Ties go to the oldest request (DiskSim keeps the first it finds). Read
 //! and write initiation delays are 0 in every shipped file and not modelled.
 
+use super::geometry::Loc;
 use super::params::QueueParams;
 use crate::device::DiskRequest;
 
@@ -69,6 +70,9 @@ pub struct Held {
     pub req: DiskRequest,
     /// Drive time it arrived.
     pub arrival: f64,
+    /// Where its first block is (located once, when it arrives: the
+    /// positional policies weigh every held command at every pick).
+    pub loc: Option<Loc>,
 }
 
 /// The queue and what it holds.
@@ -154,6 +158,7 @@ mod tests {
                 id: i as u32,
                 req: DiskRequest { lba_sector: l, sectors: 8, write: false },
                 arrival: i as f64,
+                loc: None,
             });
         }
         q

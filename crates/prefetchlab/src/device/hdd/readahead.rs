@@ -242,7 +242,7 @@ impl ReadAhead {
                 }
                 k = j;
             }
-            let c = ((t - s0) / q).floor() as u64;
+            let c = ((t - s0) / q) as u64;
             if c < k {
                 mech.set_arm(c0, h0);
                 // the blocks read so far on this track are in the segment
