@@ -134,17 +134,19 @@ impl Block {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-enum Tok {
+enum Tok<'t> {
     Open,   // {
     Close,  // }
     LBrack, // [
     RBrack, // ]
     Comma,  // ,
     Eq,     // =
-    Word(String),
+    /// A word, as it stands in the text (no copy: a layout file holds
+    /// hundreds of thousands).
+    Word(&'t str),
 }
 
-fn describe(t: Option<&(Tok, usize)>) -> String {
+fn describe(t: Option<&(Tok<'_>, usize)>) -> String {
     match t {
         None => "end of file".to_string(),
         Some((Tok::Open, _)) => "`{`".into(),
@@ -157,7 +159,7 @@ fn describe(t: Option<&(Tok, usize)>) -> String {
     }
 }
 
-fn tokenize(text: &str) -> Vec<(Tok, usize)> {
+fn tokenize(text: &str) -> Vec<(Tok<'_>, usize)> {
     let mut out = Vec::new();
     for (i, raw) in text.lines().enumerate() {
         let line = i + 1;
@@ -165,13 +167,9 @@ fn tokenize(text: &str) -> Vec<(Tok, usize)> {
             Some(p) => &raw[..p],
             None => raw,
         };
-        let mut word = String::new();
-        let flush = |word: &mut String, out: &mut Vec<(Tok, usize)>| {
-            if !word.is_empty() {
-                out.push((Tok::Word(std::mem::take(word)), line));
-            }
-        };
-        for c in l.chars() {
+        // the byte where the current word began
+        let mut start: Option<usize> = None;
+        for (at, c) in l.char_indices() {
             let t = match c {
                 '{' => Some(Tok::Open),
                 '}' => Some(Tok::Close),
@@ -179,27 +177,28 @@ fn tokenize(text: &str) -> Vec<(Tok, usize)> {
                 ']' => Some(Tok::RBrack),
                 ',' => Some(Tok::Comma),
                 '=' => Some(Tok::Eq),
-                c if c.is_whitespace() => {
-                    flush(&mut word, &mut out);
-                    None
-                }
-                c => {
-                    word.push(c);
-                    None
+                c if c.is_whitespace() => None,
+                _ => {
+                    start.get_or_insert(at);
+                    continue;
                 }
             };
+            if let Some(b) = start.take() {
+                out.push((Tok::Word(&l[b..at]), line));
+            }
             if let Some(t) = t {
-                flush(&mut word, &mut out);
                 out.push((t, line));
             }
         }
-        flush(&mut word, &mut out);
+        if let Some(b) = start {
+            out.push((Tok::Word(&l[b..]), line));
+        }
     }
     out
 }
 
 struct Parser<'a> {
-    toks: &'a [(Tok, usize)],
+    toks: &'a [(Tok<'a>, usize)],
     pos: usize,
     file: Rc<PathBuf>,
     /// `source` depth
@@ -213,7 +212,7 @@ struct Parser<'a> {
 const MAX_SOURCE_DEPTH: usize = 16;
 
 impl<'a> Parser<'a> {
-    fn peek(&self) -> Option<&(Tok, usize)> {
+    fn peek(&self) -> Option<&(Tok<'a>, usize)> {
         self.toks.get(self.pos)
     }
     fn line(&self) -> usize {
@@ -228,7 +227,7 @@ impl<'a> Parser<'a> {
     fn next_word(&mut self, what: &str) -> Result<String> {
         match self.peek() {
             Some((Tok::Word(w), _)) => {
-                let w = w.clone();
+                let w = w.to_string();
                 self.pos += 1;
                 Ok(w)
             }
@@ -242,7 +241,7 @@ impl<'a> Parser<'a> {
         }
         Ok(())
     }
-    fn eat(&mut self, t: &Tok) -> bool {
+    fn eat(&mut self, t: &Tok<'_>) -> bool {
         if self.peek().map(|x| &x.0) == Some(t) {
             self.pos += 1;
             true
@@ -253,11 +252,10 @@ impl<'a> Parser<'a> {
 
     fn document(&mut self, doc: &mut Document) -> Result<()> {
         while let Some((tok, _)) = self.peek() {
-            let Tok::Word(w) = tok else {
+            let Tok::Word(w) = *tok else {
                 return Err(self.expected("a block type, `source`, `instantiate` or `topology`"));
             };
-            let w = w.clone();
-            match w.as_str() {
+            match w {
                 "source" => {
                     self.pos += 1;
                     let f = self.next_word("a file name after `source`")?;
@@ -410,8 +408,7 @@ impl<'a> Parser<'a> {
     fn value(&mut self) -> Result<Value> {
         match self.peek() {
             Some((Tok::LBrack, _)) => Ok(Value::List(self.list()?)),
-            Some((Tok::Word(w), _)) => {
-                let w = w.clone();
+            Some(&(Tok::Word(w), _)) => {
                 // `TYPE { ... }` nested block
                 if let Some((Tok::Open, _)) = self.toks.get(self.pos + 1) {
                     return Ok(Value::Block(self.block_header_and_body()?));
@@ -431,9 +428,9 @@ impl<'a> Parser<'a> {
                         )),
                     };
                 }
-                Ok(match number(&w) {
+                Ok(match number(w) {
                     Some(x) => Value::Num(x),
-                    None => Value::Word(w),
+                    None => Value::Word(w.to_string()),
                 })
             }
             _ => Err(self.expected("a value (number, word, block or list)")),
@@ -480,6 +477,12 @@ pub fn number(w: &str) -> Option<f64> {
     };
     if let Some(hex) = body.strip_prefix("0x").or_else(|| body.strip_prefix("0X")) {
         let v = i64::from_str_radix(hex, 16).ok()? as f64;
+        return Some(if neg { -v } else { v });
+    }
+    // most numbers in a layout file are short integers: exact in an f64
+    let digits = body.as_bytes();
+    if !digits.is_empty() && digits.len() <= 15 && digits.iter().all(u8::is_ascii_digit) {
+        let v = digits.iter().fold(0u64, |a, &d| a * 10 + (d - b'0') as u64) as f64;
         return Some(if neg { -v } else { v });
     }
     if !body.chars().all(|c| c.is_ascii_digit() || matches!(c, '.' | 'e' | 'E' | '-' | '+')) {
@@ -538,6 +541,23 @@ pub fn parse_with(text: &str, path: &Path, depth: usize, src: &dyn Source) -> Re
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn numbers_read_as_rusts_parser_reads_them() {
+        for w in
+            ["0", "-0", "+7", "959", "-1200", "123456789012345", "1234567890123456789", "1.5", "-2e3", "0x1F"]
+        {
+            let want = if let Some(h) = w.strip_prefix("0x") {
+                i64::from_str_radix(h, 16).unwrap() as f64
+            } else {
+                w.parse::<f64>().unwrap()
+            };
+            assert_eq!(number(w).map(f64::to_bits), Some(want.to_bits()), "{w}");
+        }
+        for w in ["nan", "inf", "1e999", "12a", "-", "x1"] {
+            assert_eq!(number(w), None, "{w}");
+        }
+    }
 
     #[test]
     fn parses_nested_blocks_lists_and_spaced_keys() {
