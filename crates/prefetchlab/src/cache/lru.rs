@@ -139,7 +139,7 @@ impl LruSlots {
     /// caller makes room first (`victim` + `remove`); when every slot is in
     /// flight it may go over capacity for a demand page, which `peak_in_use`
     /// then shows.
-    #[inline]
+    #[inline(always)]
     pub fn insert(&mut self, key: u64, flags: u8, io: u32) -> u32 {
         let s = match self.free.pop() {
             Some(s) => s,
@@ -153,6 +153,24 @@ impl LruSlots {
         self.in_use += 1;
         self.peak_in_use = self.peak_in_use.max(self.in_use);
         s
+    }
+
+    /// Evicts slot `victim` and takes it at once for `key` at the head of
+    /// the LRU list: [`LruSlots::remove`] then [`LruSlots::insert`] (which
+    /// would take the slot just freed), without the trip through the free
+    /// list. Reports what the eviction cost.
+    #[inline(always)]
+    pub fn replace(&mut self, victim: u32, key: u64, flags: u8, io: u32) -> Evicted {
+        self.unlink(victim);
+        let old = std::mem::replace(
+            &mut self.slots[victim as usize],
+            Slot { key, io, prev: SENTINEL, next: SENTINEL, flags },
+        );
+        self.link_head(victim);
+        Evicted {
+            key: old.key,
+            unused_prefetch: old.flags & (flag::PREFETCHED | flag::USED) == flag::PREFETCHED,
+        }
     }
 
     /// Moves a slot to the head (most recently used).

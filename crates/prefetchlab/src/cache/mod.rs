@@ -148,22 +148,29 @@ impl PageCache {
         let mut got = 0;
         for page in first..first + n {
             let demanded = demand.contains(&page);
-            if self.lru.is_full() {
-                match self.lru.victim_from(scan) {
-                    Some(v) => {
-                        scan = self.lru.newer(v);
-                        self.evict(v);
-                    }
-                    None => {
-                        // nothing becomes evictable during the run
-                        scan = SENTINEL;
-                        if !demanded {
-                            break;
-                        }
-                    }
-                }
+            let mut flags = if demanded { 0 } else { flag::PREFETCHED };
+            if marker == Some(page) {
+                flags |= flag::MARKER;
             }
-            self.allocate(file, page, io, !demanded, marker == Some(page));
+            let slot = if !self.lru.is_full() {
+                self.lru.insert(key(file, page), flags, io)
+            } else if let Some(v) = self.lru.victim_from(scan) {
+                scan = self.lru.newer(v);
+                let ev = self.lru.replace(v, key(file, page), flags, io);
+                self.index[(ev.key >> 32) as usize][(ev.key & 0xffff_ffff) as usize] = NONE;
+                self.stats.evictions += 1;
+                self.stats.wasted += ev.unused_prefetch as u64;
+                v
+            } else {
+                // nothing becomes evictable during the run
+                scan = SENTINEL;
+                if !demanded {
+                    break;
+                }
+                self.lru.insert(key(file, page), flags, io)
+            };
+            self.index[file as usize][page as usize] = slot;
+            self.stats.prefetched += !demanded as u64;
             got += 1;
         }
         got
