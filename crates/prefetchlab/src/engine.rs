@@ -393,6 +393,8 @@ impl Engine {
 
     /// Works through the pages of a buffered read until it must wait or is done.
     fn advance(&mut self, s: u32, policies: &mut [Box<dyn Readahead>]) {
+        // Runs of uptodate pages without a marker need no policy call.
+        let skip_cached = policies[s as usize].ignores_cached_pages();
         loop {
             let st = &self.streams[s as usize];
             match st.state {
@@ -410,6 +412,13 @@ impl Engine {
                 policies[s as usize].on_read_end(st.end_byte);
                 self.finish_request(s);
                 return;
+            }
+            if skip_cached && !self.streams[s as usize].counted {
+                let read = self.cache.read_uptodate_run(file, idx, end);
+                if read > 0 {
+                    self.streams[s as usize].cur_page += read;
+                    continue;
+                }
             }
             let mut slot = self.cache.lookup(file, idx);
             if !self.streams[s as usize].counted {
@@ -526,16 +535,7 @@ impl Engine {
                 n += 1;
             }
             let io = self.new_io(IoKind::PageFill { file, first_page: p }, s, self.fs.bmap(file, p), 0);
-            let mut got = 0;
-            for q in p..p + n {
-                let demand = q >= dstart && q < dend;
-                let (_, room) = self.cache.make_room();
-                if !room && !demand {
-                    break;
-                }
-                self.cache.allocate(file, q, io, !demand, marker == Some(q));
-                got += 1;
-            }
+            let got = self.cache.allocate_run(file, p, n, io, dstart..dend, marker);
             if got == 0 {
                 self.free_io(io);
                 break;
@@ -912,12 +912,7 @@ impl Engine {
             let x = self.ios[io as usize];
             match x.kind {
                 IoKind::PageFill { file, first_page } => {
-                    for p in first_page..first_page + x.blocks {
-                        let slot = self.cache.lookup(file, p);
-                        if slot != NONE && self.cache.io(slot) == io {
-                            self.cache.complete(slot);
-                        }
-                    }
+                    self.cache.complete_run(file, first_page, x.blocks, io)
                 }
                 IoKind::Meta => {
                     self.meta.insert(x.array_block, MetaState::Cached);

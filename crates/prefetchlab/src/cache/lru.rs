@@ -4,7 +4,9 @@
 //! so accuracy, wastage and thrashing are measured the same way in both.
 //!
 //! Slots are `u32` indices into flat arrays; nothing is allocated after
-//! construction.
+//! construction. The list is circular through a sentinel slot ([`SENTINEL`],
+//! index 0, never handed out): its `next` is the head (most recent) and its
+//! `prev` the tail, so linking and unlinking need no end-of-list branches.
 
 /// Slot flags.
 pub mod flag {
@@ -23,6 +25,9 @@ pub mod flag {
 
 pub const NONE: u32 = u32::MAX;
 
+/// The list's sentinel slot: `next` is the head, `prev` the tail.
+pub const SENTINEL: u32 = 0;
+
 #[derive(Debug, Clone, Copy)]
 struct Slot {
     key: u64,
@@ -33,6 +38,8 @@ struct Slot {
     flags: u8,
 }
 
+const EMPTY: Slot = Slot { key: 0, io: NONE, prev: SENTINEL, next: SENTINEL, flags: 0 };
+
 /// What leaving the cache cost: the evicted key and whether it was a wasted prefetch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Evicted {
@@ -42,10 +49,9 @@ pub struct Evicted {
 
 /// Slots with an LRU order (head = most recent).
 pub struct LruSlots {
+    /// `slots[SENTINEL]` is the sentinel; the others are cache slots.
     slots: Vec<Slot>,
     free: Vec<u32>,
-    head: u32,
-    tail: u32,
     capacity: u32,
     in_use: u32,
     peak_in_use: u32,
@@ -53,16 +59,16 @@ pub struct LruSlots {
 
 impl LruSlots {
     pub fn new(capacity: u32) -> Self {
+        Self::with_reserve(capacity, 0)
+    }
+
+    /// A store of `capacity` slots with room for `reserve` of them allocated
+    /// up front (the most a run can use), so the slab does not grow by copying.
+    pub fn with_reserve(capacity: u32, reserve: u32) -> Self {
         let capacity = capacity.max(1);
-        LruSlots {
-            slots: Vec::new(),
-            free: Vec::new(),
-            head: NONE,
-            tail: NONE,
-            capacity,
-            in_use: 0,
-            peak_in_use: 0,
-        }
+        let mut slots = Vec::with_capacity(reserve as usize + 1);
+        slots.push(EMPTY);
+        LruSlots { slots, free: Vec::new(), capacity, in_use: 0, peak_in_use: 0 }
     }
 
     pub fn capacity(&self) -> u32 {
@@ -77,6 +83,7 @@ impl LruSlots {
         self.peak_in_use
     }
 
+    #[inline]
     pub fn is_full(&self) -> bool {
         self.in_use >= self.capacity
     }
@@ -116,32 +123,61 @@ impl LruSlots {
         self.slots[s as usize].io = io;
     }
 
+    /// The least recently used slot ([`SENTINEL`] when empty).
+    #[inline]
+    pub fn tail(&self) -> u32 {
+        self.slots[SENTINEL as usize].prev
+    }
+
+    /// The slot used just more recently than `s` ([`SENTINEL`] after the head).
+    #[inline]
+    pub fn newer(&self, s: u32) -> u32 {
+        self.slots[s as usize].prev
+    }
+
     /// Takes a slot for `key` and puts it at the head of the LRU list. The
     /// caller makes room first (`victim` + `remove`); when every slot is in
     /// flight it may go over capacity for a demand page, which `peak_in_use`
     /// then shows.
+    #[inline(always)]
     pub fn insert(&mut self, key: u64, flags: u8, io: u32) -> u32 {
         let s = match self.free.pop() {
             Some(s) => s,
             None => {
-                self.slots.push(Slot { key: 0, io: NONE, prev: NONE, next: NONE, flags: 0 });
+                self.slots.push(EMPTY);
                 (self.slots.len() - 1) as u32
             }
         };
-        self.slots[s as usize] = Slot { key, io, prev: NONE, next: NONE, flags };
+        self.slots[s as usize] = Slot { key, io, prev: SENTINEL, next: SENTINEL, flags };
         self.link_head(s);
         self.in_use += 1;
         self.peak_in_use = self.peak_in_use.max(self.in_use);
         s
     }
 
+    /// Evicts slot `victim` and takes it at once for `key` at the head of
+    /// the LRU list: [`LruSlots::remove`] then [`LruSlots::insert`] (which
+    /// would take the slot just freed), without the trip through the free
+    /// list. Reports what the eviction cost.
+    #[inline(always)]
+    pub fn replace(&mut self, victim: u32, key: u64, flags: u8, io: u32) -> Evicted {
+        self.unlink(victim);
+        let old = std::mem::replace(
+            &mut self.slots[victim as usize],
+            Slot { key, io, prev: SENTINEL, next: SENTINEL, flags },
+        );
+        self.link_head(victim);
+        Evicted {
+            key: old.key,
+            unused_prefetch: old.flags & (flag::PREFETCHED | flag::USED) == flag::PREFETCHED,
+        }
+    }
+
     /// Moves a slot to the head (most recently used).
     #[inline]
     pub fn touch(&mut self, s: u32) {
-        if self.head != s {
-            self.unlink(s);
-            self.link_head(s);
-        }
+        self.unlink(s);
+        self.link_head(s);
     }
 
     /// The reader read slot `s`: marks it used and most recent (and no longer
@@ -149,14 +185,11 @@ impl LruSlots {
     /// when this was the first use of a prefetched slot.
     #[inline]
     pub fn access(&mut self, s: u32) -> bool {
-        let f = self.flags(s);
         self.touch(s);
-        self.clear(s, flag::PINNED);
-        if f & flag::USED == 0 {
-            self.set(s, flag::USED);
-            return f & flag::PREFETCHED != 0;
-        }
-        false
+        let slot = &mut self.slots[s as usize];
+        let f = slot.flags;
+        slot.flags = (f & !flag::PINNED) | flag::USED;
+        f & (flag::USED | flag::PREFETCHED) == flag::PREFETCHED
     }
 
     /// When full, evicts the least recently used uptodate slot. Returns the
@@ -174,18 +207,28 @@ impl LruSlots {
 
     /// The least recently used slot that is uptodate and not pinned
     /// (in-flight and pinned slots are never evicted), if any.
+    #[inline]
     pub fn victim(&self) -> Option<u32> {
-        let mut s = self.tail;
-        while s != NONE {
-            if self.flags(s) & (flag::UPTODATE | flag::PINNED) == flag::UPTODATE {
+        self.victim_from(self.tail())
+    }
+
+    /// [`LruSlots::victim`], with the search starting at slot `s` (towards
+    /// the head) rather than at the tail: for evicting several slots in a
+    /// row when the slots between the tail and `s` are known not to qualify.
+    #[inline]
+    pub fn victim_from(&self, mut s: u32) -> Option<u32> {
+        while s != SENTINEL {
+            let slot = &self.slots[s as usize];
+            if slot.flags & (flag::UPTODATE | flag::PINNED) == flag::UPTODATE {
                 return Some(s);
             }
-            s = self.slots[s as usize].prev;
+            s = slot.prev;
         }
         None
     }
 
     /// Frees a slot; reports whether it held an unused prefetch.
+    #[inline]
     pub fn remove(&mut self, s: u32) -> Evicted {
         self.unlink(s);
         let slot = self.slots[s as usize];
@@ -193,34 +236,25 @@ impl LruSlots {
         self.in_use -= 1;
         Evicted {
             key: slot.key,
-            unused_prefetch: slot.flags & flag::PREFETCHED != 0 && slot.flags & flag::USED == 0,
+            unused_prefetch: slot.flags & (flag::PREFETCHED | flag::USED) == flag::PREFETCHED,
         }
     }
 
+    #[inline]
     fn unlink(&mut self, s: u32) {
         let Slot { prev, next, .. } = self.slots[s as usize];
-        if prev != NONE {
-            self.slots[prev as usize].next = next;
-        } else {
-            self.head = next;
-        }
-        if next != NONE {
-            self.slots[next as usize].prev = prev;
-        } else {
-            self.tail = prev;
-        }
+        self.slots[prev as usize].next = next;
+        self.slots[next as usize].prev = prev;
     }
 
+    #[inline]
     fn link_head(&mut self, s: u32) {
-        self.slots[s as usize].prev = NONE;
-        self.slots[s as usize].next = self.head;
-        if self.head != NONE {
-            self.slots[self.head as usize].prev = s;
-        }
-        self.head = s;
-        if self.tail == NONE {
-            self.tail = s;
-        }
+        let head = self.slots[SENTINEL as usize].next;
+        let slot = &mut self.slots[s as usize];
+        slot.prev = SENTINEL;
+        slot.next = head;
+        self.slots[head as usize].prev = s;
+        self.slots[SENTINEL as usize].next = s;
     }
 }
 

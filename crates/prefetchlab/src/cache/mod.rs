@@ -11,7 +11,11 @@
 
 pub mod lru;
 
-use lru::{flag, Evicted, LruSlots, NONE};
+use lru::{flag, Evicted, LruSlots, NONE, SENTINEL};
+use std::ops::Range;
+
+/// Page slots allocated when the cache is built, at most (24 MiB).
+const MAX_RESERVED_SLOTS: u64 = 1 << 20;
 
 /// Page-cache counters (pages).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -40,8 +44,13 @@ fn key(file: u32, page: u64) -> u64 {
 impl PageCache {
     /// A cache of `capacity_pages` for files of the given sizes (pages).
     pub fn new(capacity_pages: u64, file_pages: &[u64]) -> Self {
+        let capacity = capacity_pages.min(u32::MAX as u64 - 1);
+        // The slab up front, so that it does not grow by copying: a run never
+        // holds more pages than its files have nor (but for a few demand pages
+        // over budget) more than the budget; bounded, as memory may be large.
+        let most = capacity.min(file_pages.iter().sum::<u64>()).min(MAX_RESERVED_SLOTS) as u32;
         PageCache {
-            lru: LruSlots::new(capacity_pages.min(u32::MAX as u64 - 1) as u32),
+            lru: LruSlots::with_reserve(capacity as u32, most),
             index: file_pages.iter().map(|&p| vec![NONE; p as usize]).collect(),
             stats: CacheStats::default(),
         }
@@ -97,17 +106,79 @@ impl PageCache {
     /// recently used uptodate page. Returns the eviction, if one happened,
     /// and whether there is room now.
     pub fn make_room(&mut self) -> (Option<Evicted>, bool) {
-        let (ev, room) = self.lru.make_room();
-        if let Some(ev) = ev {
-            self.index[(ev.key >> 32) as usize][(ev.key & 0xffff_ffff) as usize] = NONE;
-            self.stats.evictions += 1;
-            self.stats.wasted += ev.unused_prefetch as u64;
+        if !self.lru.is_full() {
+            return (None, true);
         }
-        (ev, room)
+        match self.lru.victim() {
+            Some(s) => (Some(self.evict(s)), true),
+            None => (None, false),
+        }
+    }
+
+    /// Evicts the page in slot `s`.
+    #[inline]
+    fn evict(&mut self, s: u32) -> Evicted {
+        let ev = self.lru.remove(s);
+        self.index[(ev.key >> 32) as usize][(ev.key & 0xffff_ffff) as usize] = NONE;
+        self.stats.evictions += 1;
+        self.stats.wasted += ev.unused_prefetch as u64;
+        ev
+    }
+
+    /// Allocates the absent pages `first..first + n` of `file` as in-flight
+    /// pages filled by I/O `io`, making room for each in turn exactly as
+    /// [`PageCache::make_room`] then [`PageCache::allocate`] page by page
+    /// would, in one pass: the new pages are in flight, so the search for
+    /// the next victim resumes where the last one was found instead of at
+    /// the tail. A page inside the `demand` range is allocated even when no
+    /// room can be made (over budget); any other page without room ends the
+    /// run. Pages outside `demand` count as prefetched; page `marker` gets
+    /// PG_readahead. Returns the number of pages allocated.
+    pub fn allocate_run(
+        &mut self,
+        file: u32,
+        first: u64,
+        n: u64,
+        io: u32,
+        demand: Range<u64>,
+        marker: Option<u64>,
+    ) -> u64 {
+        // Slots from the tail up to `scan` (exclusive) are not evictable.
+        let mut scan = self.lru.tail();
+        let mut got = 0;
+        for page in first..first + n {
+            let demanded = demand.contains(&page);
+            let mut flags = if demanded { 0 } else { flag::PREFETCHED };
+            if marker == Some(page) {
+                flags |= flag::MARKER;
+            }
+            let slot = if !self.lru.is_full() {
+                self.lru.insert(key(file, page), flags, io)
+            } else if let Some(v) = self.lru.victim_from(scan) {
+                scan = self.lru.newer(v);
+                let ev = self.lru.replace(v, key(file, page), flags, io);
+                self.index[(ev.key >> 32) as usize][(ev.key & 0xffff_ffff) as usize] = NONE;
+                self.stats.evictions += 1;
+                self.stats.wasted += ev.unused_prefetch as u64;
+                v
+            } else {
+                // nothing becomes evictable during the run
+                scan = SENTINEL;
+                if !demanded {
+                    break;
+                }
+                self.lru.insert(key(file, page), flags, io)
+            };
+            self.index[file as usize][page as usize] = slot;
+            self.stats.prefetched += !demanded as u64;
+            got += 1;
+        }
+        got
     }
 
     /// Allocates an in-flight page filled by I/O `io` (room must have been made,
     /// or the caller accepts going over budget for a demand page).
+    #[inline]
     pub fn allocate(&mut self, file: u32, page: u64, io: u32, prefetched: bool, marker: bool) -> u32 {
         let mut flags = 0;
         if prefetched {
@@ -134,10 +205,40 @@ impl PageCache {
         self.lru.set_io(slot, NONE);
     }
 
+    /// I/O `io`, the read of pages `first..first + n` of `file`, completed:
+    /// the pages it still fills (not evicted, not re-read by another I/O)
+    /// become uptodate.
+    pub fn complete_run(&mut self, file: u32, first: u64, n: u64, io: u32) {
+        for &slot in &self.index[file as usize][first as usize..(first + n) as usize] {
+            if slot != NONE && self.lru.io(slot) == io {
+                self.lru.set(slot, flag::UPTODATE);
+                self.lru.set_io(slot, NONE);
+            }
+        }
+    }
+
     /// The reader reads the page in `slot` (counts a first use of a prefetch).
     #[inline]
     pub fn access(&mut self, slot: u32) {
         self.stats.prefetch_used += self.lru.access(slot) as u64;
+    }
+
+    /// The reader reads pages `from..to` of `file` for as long as they are
+    /// uptodate and carry no readahead marker: each counts as a hit and is
+    /// accessed, in order, as the read loop does page by page for a policy
+    /// that ignores cached pages. Returns the number of pages read.
+    pub fn read_uptodate_run(&mut self, file: u32, from: u64, to: u64) -> u64 {
+        let index = &self.index[file as usize][from as usize..to as usize];
+        let mut read = 0;
+        for &slot in index {
+            if slot == NONE || self.lru.flags(slot) & (flag::UPTODATE | flag::MARKER) != flag::UPTODATE {
+                break;
+            }
+            self.stats.prefetch_used += self.lru.access(slot) as u64;
+            read += 1;
+        }
+        self.stats.hits += read;
+        read
     }
 }
 
@@ -166,5 +267,45 @@ mod tests {
         c.access(d);
         assert_eq!(c.stats.prefetched, 2);
         assert_eq!(c.stats.prefetch_used, 1);
+    }
+
+    /// `allocate_run` does what `make_room` + `allocate` do page by page:
+    /// same evictions (skipping in-flight and pinned pages), same stop for
+    /// a prefetch without room, demand pages over budget.
+    #[test]
+    fn allocate_run_matches_page_by_page() {
+        let setup = || {
+            let mut c = PageCache::new(6, &[40, 40]);
+            for p in 0..6 {
+                let s = c.allocate(1, p, 9, p % 2 == 0, false);
+                if p != 2 {
+                    c.complete(s); // page 2 stays in flight
+                }
+            }
+            c.pin(c.lookup(1, 4));
+            c
+        };
+        for (first, n, demand) in [(0, 3, 0..1), (10, 8, 10..12), (20, 9, 20..29), (30, 2, 0..0)] {
+            let mut run = setup();
+            let mut one = setup();
+            let got = run.allocate_run(0, first, n, 5, demand.clone(), Some(first + 1));
+            let mut want = 0;
+            for p in first..first + n {
+                let (_, room) = one.make_room();
+                if !room && !demand.contains(&p) {
+                    break;
+                }
+                one.allocate(0, p, 5, !demand.contains(&p), p == first + 1);
+                want += 1;
+            }
+            assert_eq!(got, want, "run at {first}");
+            assert_eq!(run.stats, one.stats);
+            for f in 0..2 {
+                for p in 0..40 {
+                    assert_eq!(run.is_cached(f, p), one.is_cached(f, p), "file {f} page {p}");
+                }
+            }
+            assert_eq!(run.pages_in_use(), one.pages_in_use());
+        }
     }
 }

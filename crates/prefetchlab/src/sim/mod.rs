@@ -8,20 +8,21 @@
 use rand_core::{RngCore, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::cmp::Ordering;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, VecDeque};
 
 /// Simulated time in nanoseconds.
 pub type TimeNs = u64;
 
+/// A pending event; `key` packs `(time_ns, seq)` as `time_ns << 64 | seq`,
+/// so one integer comparison orders the heap.
 struct Entry<E> {
-    time_ns: TimeNs,
-    seq: u64,
+    key: u128,
     event: E,
 }
 
 impl<E> PartialEq for Entry<E> {
     fn eq(&self, other: &Self) -> bool {
-        self.time_ns == other.time_ns && self.seq == other.seq
+        self.key == other.key
     }
 }
 impl<E> Eq for Entry<E> {}
@@ -32,14 +33,27 @@ impl<E> PartialOrd for Entry<E> {
 }
 impl<E> Ord for Entry<E> {
     // Reversed: BinaryHeap is a max-heap, we pop the earliest event.
+    #[inline]
     fn cmp(&self, other: &Self) -> Ordering {
-        other.time_ns.cmp(&self.time_ns).then_with(|| other.seq.cmp(&self.seq))
+        other.key.cmp(&self.key)
     }
 }
 
+#[inline]
+fn time_of(key: u128) -> TimeNs {
+    (key >> 64) as TimeNs
+}
+
 /// The event queue and the clock.
+///
+/// Events scheduled for the current time go to a FIFO lane instead of the
+/// heap. Any event in the heap for that same time was scheduled earlier
+/// (before the clock reached it), so it goes first; then the lane, in
+/// order; the clock moves on only when the lane is empty. The order is
+/// exactly (time, schedule order), as with the heap alone.
 pub struct EventQueue<E> {
     heap: BinaryHeap<Entry<E>>,
+    now_lane: VecDeque<E>,
     seq: u64,
     now_ns: TimeNs,
 }
@@ -52,7 +66,12 @@ impl<E> Default for EventQueue<E> {
 
 impl<E> EventQueue<E> {
     pub fn new() -> Self {
-        EventQueue { heap: BinaryHeap::with_capacity(1024), seq: 0, now_ns: 0 }
+        EventQueue {
+            heap: BinaryHeap::with_capacity(1024),
+            now_lane: VecDeque::with_capacity(256),
+            seq: 0,
+            now_ns: 0,
+        }
     }
 
     /// The current simulated time.
@@ -64,9 +83,12 @@ impl<E> EventQueue<E> {
     /// Schedules `event` at absolute time `time_ns` (never before now).
     #[inline]
     pub fn schedule(&mut self, time_ns: TimeNs, event: E) {
-        let time_ns = time_ns.max(self.now_ns);
         self.seq += 1;
-        self.heap.push(Entry { time_ns, seq: self.seq, event });
+        if time_ns <= self.now_ns {
+            self.now_lane.push_back(event);
+        } else {
+            self.heap.push(Entry { key: (time_ns as u128) << 64 | self.seq as u128, event });
+        }
     }
 
     /// Schedules `event` `delay_ns` after now.
@@ -78,22 +100,29 @@ impl<E> EventQueue<E> {
     /// Removes the earliest event and advances the clock to its time.
     #[inline]
     pub fn pop(&mut self) -> Option<(TimeNs, E)> {
+        if !self.now_lane.is_empty() && self.heap.peek().is_none_or(|e| time_of(e.key) > self.now_ns) {
+            return self.now_lane.pop_front().map(|e| (self.now_ns, e));
+        }
         let e = self.heap.pop()?;
-        self.now_ns = e.time_ns;
-        Some((e.time_ns, e.event))
+        self.now_ns = time_of(e.key);
+        Some((self.now_ns, e.event))
     }
 
     /// Time of the earliest pending event.
     pub fn peek_time_ns(&self) -> Option<TimeNs> {
-        self.heap.peek().map(|e| e.time_ns)
+        if self.now_lane.is_empty() {
+            self.heap.peek().map(|e| time_of(e.key))
+        } else {
+            Some(self.now_ns)
+        }
     }
 
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.heap.len() + self.now_lane.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.heap.is_empty() && self.now_lane.is_empty()
     }
 }
 
@@ -154,6 +183,26 @@ mod tests {
         assert_eq!(q.pop(), Some((10, "b")));
         assert_eq!(q.pop(), Some((10, "c")));
         assert_eq!(q.pop(), None);
+    }
+
+    /// Events for the current time (the FIFO lane) come after those the
+    /// heap holds for the same time, in schedule order.
+    #[test]
+    fn events_at_the_current_time_keep_schedule_order() {
+        let mut q = EventQueue::new();
+        q.schedule(10, "a");
+        q.schedule(10, "b");
+        assert_eq!(q.pop(), Some((10, "a")));
+        q.schedule(10, "c");
+        q.schedule(3, "d");
+        q.schedule(11, "e");
+        assert_eq!(q.len(), 4);
+        assert_eq!(q.peek_time_ns(), Some(10));
+        assert_eq!(q.pop(), Some((10, "b")));
+        assert_eq!(q.pop(), Some((10, "c")));
+        assert_eq!(q.pop(), Some((10, "d")));
+        assert_eq!(q.pop(), Some((11, "e")));
+        assert!(q.is_empty());
     }
 
     #[test]

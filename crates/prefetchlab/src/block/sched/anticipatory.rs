@@ -62,6 +62,11 @@
 //!   to nearest.
 //! * The kernel caches the next request in sort order; here it is recomputed
 //!   at each pick with the same rule, from the pending requests.
+//! * The per-stream queued counts and the number of queued reads and writes
+//!   are kept up to date by `on_add` (arrivals only) and `on_dispatch`, not
+//!   recounted at each pick: the queue only ever merges a part into one
+//!   request, never two queued requests, so no request leaves the queue
+//!   without a dispatch (checked against the queue in debug builds).
 //! * `on_add` for a request already queued (a merge) changes nothing, as the
 //!   kernel only re-sorts a merged request.
 //!
@@ -134,6 +139,8 @@ pub struct Anticipatory {
     streams: Vec<StreamStats>,
     /// Ids of the requests in the queue (to tell merges from arrivals).
     queued_ids: Vec<u32>,
+    /// Queued requests by direction (reads, writes).
+    nr_queued_dir: [u32; 2],
 
     antic_status: AnticStatus,
     /// When P's last read completed (the window's start).
@@ -203,6 +210,7 @@ impl Anticipatory {
         Anticipatory {
             streams: vec![StreamStats::default(); streams],
             queued_ids: Vec::with_capacity(128),
+            nr_queued_dir: [0; 2],
             antic_status: AnticStatus::Off,
             antic_start_ns: 0,
             io_context: None,
@@ -442,19 +450,22 @@ impl Anticipatory {
         self.write_batch_count = self.write_batch_count.max(1);
     }
 
-    /// Re-derives the per-stream queued counts and the queued ids from the
-    /// queue itself, so a merge of two queued requests (which has no hook)
-    /// cannot leave them stale. Reuses the buffers.
-    fn resync(&mut self, queue: &[Queued]) {
-        for st in &mut self.streams {
-            st.nr_queued = 0;
-        }
-        self.queued_ids.clear();
+    /// Whether the queued counts agree with the queue (what the scheduler
+    /// is told by `on_add` and `on_dispatch` is all that changes it).
+    fn counts_match(&self, queue: &[Queued]) -> bool {
+        let mut per_stream = vec![0u32; self.streams.len()];
+        let mut per_dir = [0u32; 2];
         for r in queue {
-            self.ensure_stream(r.stream);
-            self.streams[r.stream as usize].nr_queued += 1;
-            self.queued_ids.push(r.id);
+            match per_stream.get_mut(r.stream as usize) {
+                Some(n) => *n += 1,
+                None => return false,
+            }
+            per_dir[dir(r.write)] += 1;
         }
+        per_dir == self.nr_queued_dir
+            && self.queued_ids.len() == queue.len()
+            && queue.iter().all(|r| self.queued_ids.contains(&r.id))
+            && self.streams.iter().zip(&per_stream).all(|(st, &n)| st.nr_queued == n)
     }
 
     /// The batch logic of `as_dispatch_request` up to the choice of a request.
@@ -498,9 +509,9 @@ impl Anticipatory {
 
 impl Scheduler for Anticipatory {
     fn pick(&mut self, queue: &[Queued], _head: Head, now_ns: TimeNs) -> Pick {
-        self.resync(queue);
-        let reads = queue.iter().any(|r| !r.write);
-        let writes = queue.iter().any(|r| r.write);
+        debug_assert!(self.counts_match(queue), "queued counts out of step with the queue");
+        let reads = self.nr_queued_dir[dir(false)] > 0;
+        let writes = self.nr_queued_dir[dir(true)] > 0;
 
         // A write batch that ran out of work cannot be timed.
         if self.batch_write && !reads && (self.current_write_count == 0 || !writes) {
@@ -558,6 +569,7 @@ impl Scheduler for Anticipatory {
         self.ensure_stream(req.stream);
         self.update_iohist(req.stream as usize, req, now_ns);
         self.streams[req.stream as usize].nr_queued += 1;
+        self.nr_queued_dir[dir(req.write)] += 1;
         if matches!(self.antic_status, AnticStatus::WaitReq | AnticStatus::WaitNext)
             && self.can_break_anticipation(Some(req), now_ns)
         {
@@ -578,6 +590,7 @@ impl Scheduler for Anticipatory {
         self.ioc_finished = false;
         if let Some(k) = self.queued_ids.iter().position(|&id| id == req.id) {
             self.queued_ids.swap_remove(k);
+            self.nr_queued_dir[dir(req.write)] -= 1;
         }
         let st = &mut self.streams[req.stream as usize];
         st.nr_queued = st.nr_queued.saturating_sub(1);

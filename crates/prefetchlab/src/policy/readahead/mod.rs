@@ -95,6 +95,12 @@ pub trait Readahead {
     /// being read), the page cache clears the marker and reports the same
     /// page again as `Marker`.
     fn on_page(&mut self, ctx: &mut dyn RaContext, index: u64, req_pages: u64, status: PageStatus);
+    /// Whether `on_page` does nothing for a page reported `Cached`, so the
+    /// page cache may read runs of such pages without calling it (the read
+    /// loop's hot path). False unless a policy promises it.
+    fn ignores_cached_pages(&self) -> bool {
+        false
+    }
     /// The page at `index` was still missing after `on_page` and the page
     /// cache read it alone (2.6.18's `handle_ra_miss`).
     fn on_fallback_miss(&mut self, _index: u64) {}

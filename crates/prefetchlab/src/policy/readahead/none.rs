@@ -10,4 +10,9 @@ impl Readahead for NoReadahead {
             ctx.submit(Window::new(index, req_pages, 0), WindowKind::Sync);
         }
     }
+
+    /// Only a missing page starts a read.
+    fn ignores_cached_pages(&self) -> bool {
+        true
+    }
 }

@@ -20,6 +20,11 @@ impl Readahead for Obl {
             ctx.submit(Window::new(index, req_pages + 1, 0), WindowKind::Sync);
         }
     }
+
+    /// Only a missing page starts a read.
+    fn ignores_cached_pages(&self) -> bool {
+        true
+    }
 }
 
 #[cfg(test)]

@@ -267,6 +267,11 @@ impl Readahead for OnDemand {
         }
     }
 
+    /// Only a missing page or a marker starts a read.
+    fn ignores_cached_pages(&self) -> bool {
+        true
+    }
+
     fn on_read_end(&mut self, end_pos_bytes: u64) {
         self.prev_pos = end_pos_bytes as i64;
     }

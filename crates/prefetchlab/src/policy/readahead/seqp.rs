@@ -62,6 +62,11 @@ impl Readahead for Seqp {
         ctx.submit(Window::new(index, window_pages, 0), WindowKind::Sync);
         self.next_index = index + window_pages;
     }
+
+    /// Only a missing page starts a read.
+    fn ignores_cached_pages(&self) -> bool {
+        true
+    }
 }
 
 #[cfg(test)]
