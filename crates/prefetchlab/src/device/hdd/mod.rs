@@ -695,6 +695,10 @@ impl Hdd {
             if cost.is_nan() {
                 let from = d.max(h.arrival);
                 let st = self.mech.seek_ns(loc.cyl, loc.head, h.req.write);
+                if st >= best.0 {
+                    // the rest only adds: it cannot beat the best so far
+                    continue;
+                }
                 let (c0, h0) = (self.mech.cyl, self.mech.head);
                 self.mech.set_arm(loc.cyl, loc.head);
                 cost = st + self.mech.wait_ns(&loc, from + st) + (from - d);
