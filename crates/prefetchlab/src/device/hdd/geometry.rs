@@ -95,6 +95,9 @@ pub struct Layout {
     /// P − LBA for LBAs ≥ the matching key.
     skip_shift: Vec<u64>,
     runs: Vec<Run>,
+    /// The runs' `p_start`, apart: the search touches this small array,
+    /// then the one run it finds.
+    run_start: Vec<u64>,
     /// Coarse indexes over `skip_key` and the runs' `p_start`: a lookup
     /// searches only its own bucket (a drive description can have
     /// thousands of each, and every request looks several blocks up).
@@ -333,10 +336,12 @@ impl LayoutBuilder {
         }
         let skip_idx = Buckets::new(skip_key.iter().copied());
         let run_idx = Buckets::new(self.runs.iter().map(|r| r.p_start));
+        let run_start = self.runs.iter().map(|r| r.p_start).collect();
         let l = Layout {
             skip_key,
             skip_shift,
             runs: self.runs,
+            run_start,
             skip_idx,
             run_idx,
             surfaces,
@@ -396,7 +401,7 @@ impl Layout {
 
     #[inline]
     fn run_of(&self, p: u64) -> Option<&Run> {
-        let k = self.run_idx.count_le(&self.runs, |r| r.p_start, p);
+        let k = self.run_idx.count_le(&self.run_start, |&x| x, p);
         if k == 0 {
             return None;
         }

@@ -25,7 +25,7 @@
 
 use super::geometry::{floor, Layout, Loc};
 use super::params::AccessTime;
-use super::seek::SeekCurve;
+use super::seek::{SeekCurve, SeekIndex};
 
 /// Float noise on an angle difference, in revolutions.
 const ANGLE_EPS: f64 = 1e-9;
@@ -79,6 +79,7 @@ struct TrackRef {
 pub struct Mech {
     pub period_ns: f64,
     seek: SeekCurve,
+    seek_index: SeekIndex,
     head_switch_ns: f64,
     write_settle_ns: f64,
     access: AccessTime,
@@ -103,6 +104,7 @@ impl Mech {
     ) -> Mech {
         Mech {
             period_ns,
+            seek_index: SeekIndex::new(&seek),
             seek,
             head_switch_ns,
             write_settle_ns,
@@ -121,7 +123,7 @@ impl Mech {
     #[inline]
     pub fn seek_ns(&self, cyl: u32, head: u32, write: bool) -> f64 {
         let d = self.cyl.abs_diff(cyl);
-        let mut t = self.seek.ms(d) * 1e6;
+        let mut t = self.seek.ms_indexed(d, &self.seek_index) * 1e6;
         if head != self.head && self.head_switch_ns > t {
             t = self.head_switch_ns;
         }

@@ -95,26 +95,27 @@ impl SeekCurve {
                 }
             }
             SeekCurve::Extracted { dists, ms } => {
-                let n = dists.len();
-                if n == 0 {
-                    return 0.0;
-                }
-                let i = dists.partition_point(|&x| x < d);
-                if i < n && dists[i] == d {
-                    return ms[i];
-                }
-                // between the neighbours; below the first point from
-                // (0, 0); beyond the last, the last two points (or (0, 0)
-                // and the only one).
-                let ((d1, t1), (d2, t2)) = if i == 0 || (i == n && n == 1) {
-                    ((0.0, 0.0), (dists[0] as f64, ms[0]))
-                } else {
-                    let i = i.min(n - 1);
-                    ((dists[i - 1] as f64, ms[i - 1]), (dists[i] as f64, ms[i]))
-                };
-                let t = t1 + (d as f64 - d1) * (t2 - t1) / (d2 - d1).max(1.0);
-                t.max(0.0)
+                extracted_ms(dists, ms, d, dists.partition_point(|&x| x < d))
             }
+        }
+    }
+
+    /// [`ms`](Self::ms), the search of an extracted curve's points narrowed
+    /// by `index` (built from this curve): the same value.
+    #[inline]
+    pub fn ms_indexed(&self, d: u32, index: &SeekIndex) -> f64 {
+        match self {
+            SeekCurve::Extracted { dists, ms } if d != 0 && !index.first.is_empty() => {
+                let b = (d >> index.shift) as usize;
+                let i = if b + 1 < index.first.len() {
+                    let (lo, hi) = (index.first[b] as usize, index.first[b + 1] as usize);
+                    lo + dists[lo..hi].partition_point(|&x| x < d)
+                } else {
+                    dists.partition_point(|&x| x < d)
+                };
+                extracted_ms(dists, ms, d, i)
+            }
+            _ => self.ms(d),
         }
     }
 
@@ -137,9 +138,78 @@ impl SeekCurve {
     }
 }
 
+/// An extracted curve's seek time for distance `d`, the first point at or
+/// beyond it being `i`: that point's time, else between the neighbours;
+/// below the first point from (0, 0); beyond the last, the last two points
+/// (or (0, 0) and the only one).
+#[inline]
+fn extracted_ms(dists: &[u32], ms: &[f64], d: u32, i: usize) -> f64 {
+    let n = dists.len();
+    if n == 0 {
+        return 0.0;
+    }
+    if i < n && dists[i] == d {
+        return ms[i];
+    }
+    let ((d1, t1), (d2, t2)) = if i == 0 || (i == n && n == 1) {
+        ((0.0, 0.0), (dists[0] as f64, ms[0]))
+    } else {
+        let i = i.min(n - 1);
+        ((dists[i - 1] as f64, ms[i - 1]), (dists[i] as f64, ms[i]))
+    };
+    let t = t1 + (d as f64 - d1) * (t2 - t1) / (d2 - d1).max(1.0);
+    t.max(0.0)
+}
+
+/// A coarse index over an extracted curve's distances: `first[b]` counts the
+/// points below `b << shift`, so the search for a distance in bucket `b`
+/// looks at that bucket's points alone (a drive's curve can have hundreds,
+/// and a positional scheduler weighs a seek for every queued command).
+#[derive(Debug, Clone, Default)]
+pub struct SeekIndex {
+    shift: u32,
+    first: Vec<u32>,
+}
+
+impl SeekIndex {
+    pub fn new(curve: &SeekCurve) -> SeekIndex {
+        let SeekCurve::Extracted { dists, .. } = curve else { return SeekIndex::default() };
+        let Some(&max) = dists.last() else { return SeekIndex::default() };
+        if dists.len() < 16 {
+            return SeekIndex::default();
+        }
+        let target = (4 * dists.len() as u32).min(4096);
+        let mut shift = 0u32;
+        while shift < 31 && (max >> shift) >= target {
+            shift += 1;
+        }
+        let buckets = (max >> shift) as usize + 2;
+        let first = (0..buckets)
+            .map(|b| dists.partition_point(|&x| (x as u64) < ((b as u64) << shift)) as u32)
+            .collect();
+        SeekIndex { shift, first }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_index_gives_the_curves_own_values() {
+        // 40 uneven points: every distance, beyond the last too, bit for bit
+        let dists: Vec<u32> = (1..=40u32).map(|k| k * k + k / 3).collect();
+        let ms: Vec<f64> = dists.iter().map(|&d| 0.3 + (d as f64).sqrt() * 0.17).collect();
+        let c = SeekCurve::Extracted { dists: dists.clone(), ms };
+        let idx = SeekIndex::new(&c);
+        assert!(!idx.first.is_empty());
+        for d in 0..dists[39] + 200 {
+            assert_eq!(c.ms_indexed(d, &idx).to_bits(), c.ms(d).to_bits(), "{d}");
+        }
+        // other curves pass through
+        let lee = SeekCurve::Lee { a: 0.1, b: 0.001, c: 0.5 };
+        assert_eq!(lee.ms_indexed(77, &SeekIndex::new(&lee)), lee.ms(77));
+    }
 
     #[test]
     fn lee_reproduces_its_three_points() {
