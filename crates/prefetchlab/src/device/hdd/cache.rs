@@ -108,39 +108,48 @@ impl SegCache {
     /// (see the module doc).
     pub fn select_read(&self, lba: u64, n: u64, c: ReadChoice) -> (Option<usize>, HitKind) {
         // one pass; (value, LRU order) decides, the higher value and then
-        // the older segment first
-        let mut best_v = i32::MIN;
-        let mut best_o = u64::MAX;
-        let mut best = (None, HitKind::None);
+        // the older segment first: one key per segment, the value above
+        // the order reversed (orders are distinct), 0 for a segment that
+        // cannot take the read
+        let prefetching = c.prefetching.unwrap_or(usize::MAX);
+        let mut best_key = 0u128;
+        let mut best_i = usize::MAX;
         for (i, s) in self.segs.iter().enumerate() {
-            let (v, hit) = match s.state {
-                SegState::Empty => (3, HitKind::None),
-                state if s.start <= lba && lba < s.end => {
-                    let v = match state {
-                        SegState::Dirty if c.read_hits_on_write_data => 11,
-                        SegState::Writing if c.read_hits_on_write_data => 10,
-                        SegState::Reading => 9,
-                        SegState::Clean if c.read_hits_on_write_data || s.by_read => 8,
-                        _ => continue,
-                    };
-                    if s.end >= lba + n {
-                        (v, HitKind::Whole)
+            let inside = s.start <= lba && lba < s.end;
+            let v: u32 = match s.state {
+                SegState::Empty => 3,
+                SegState::Dirty if inside && c.read_hits_on_write_data => 11,
+                SegState::Writing if inside && c.read_hits_on_write_data => 10,
+                SegState::Reading if inside => 9,
+                SegState::Clean if inside => {
+                    if c.read_hits_on_write_data || s.by_read {
+                        8
                     } else {
-                        (v - 4, HitKind::Partial)
+                        0
                     }
                 }
-                SegState::Clean => (2, HitKind::None),
-                SegState::Reading if s.end == lba && c.almost_read_hits => (5, HitKind::Partial),
-                SegState::Reading if c.prefetching == Some(i) => (1, HitKind::None),
-                _ => continue,
+                SegState::Clean => 2,
+                SegState::Reading if s.end == lba && c.almost_read_hits => 5,
+                SegState::Reading if i == prefetching => 1,
+                _ => 0,
             };
-            if v > best_v || (v == best_v && s.order < best_o) {
-                best_v = v;
-                best_o = s.order;
-                best = (Some(i), hit);
+            // a segment holding the start but not the end is a partial hit
+            let v = if v >= 8 && s.end < lba + n { v - 4 } else { v };
+            let key = if v == 0 { 0 } else { ((v as u128) << 64) | (u64::MAX - s.order) as u128 };
+            if key > best_key {
+                best_key = key;
+                best_i = i;
             }
         }
-        best
+        if best_i == usize::MAX {
+            return (None, HitKind::None);
+        }
+        let hit = match (best_key >> 64) as u32 {
+            8..=11 => HitKind::Whole,
+            4..=7 => HitKind::Partial, // 5 is an almost hit
+            _ => HitKind::None,
+        };
+        (Some(best_i), hit)
     }
 
     /// The segment a write takes: one it appends to (being written or
