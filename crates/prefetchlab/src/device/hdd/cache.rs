@@ -121,14 +121,8 @@ impl SegCache {
                 SegState::Dirty if inside && c.read_hits_on_write_data => 11,
                 SegState::Writing if inside && c.read_hits_on_write_data => 10,
                 SegState::Reading if inside => 9,
-                SegState::Clean if inside => {
-                    if c.read_hits_on_write_data || s.by_read {
-                        8
-                    } else {
-                        0
-                    }
-                }
-                SegState::Clean => 2,
+                SegState::Clean if inside && (c.read_hits_on_write_data || s.by_read) => 8,
+                SegState::Clean if !inside => 2,
                 SegState::Reading if s.end == lba && c.almost_read_hits => 5,
                 SegState::Reading if i == prefetching => 1,
                 _ => 0,
