@@ -10,7 +10,8 @@
     ``random.trace`` repeated, written to a temporary directory), timed from the
     start of the process to its exit (``time.perf_counter`` around
     ``subprocess.run``), start-up included; the start-up alone
-    (``prefetchlab --help``) beside them. When ``$DISKSIM`` names a DiskSim
+    (``prefetchlab --help``) beside them, and the cost of one more request
+    (the difference of the two runs over the difference of their lengths). When ``$DISKSIM`` names a DiskSim
     binary, DiskSim replays the same traces with the same overrides, timed the
     same way: ``$DISKSIM Seagate-Cheetah15k5.parv OUT validate TRACE 0 disk0
     "NAME" VALUE ...``, run in a copy of the drive's folder (DiskSim reads the
@@ -180,6 +181,8 @@ def bench_whole_process(repeat: int, disksim_repeat: int) -> None:
     if disksim:
         headers += ["DiskSim", "DiskSim rate", "DiskSim / prefetchlab"]
     rows: list[list[str]] = []
+    walls: dict[int, float] = {}
+    ds_walls: dict[int, float] = {}
     with tempfile.TemporaryDirectory(prefix="prefetchlab-bench-") as tmp:
         folder = disksim_folder(CHEETAH, Path(tmp) / "drive") if disksim else None
         for n in TRACE_SIZES:
@@ -190,9 +193,11 @@ def bench_whole_process(repeat: int, disksim_repeat: int) -> None:
             wall, out = whole_process(argv, repeat)
             if json.loads(out)["requests"] != n:
                 raise RuntimeError(f"validate-disk replayed {json.loads(out)['requests']} requests, not {n}")
+            walls[n] = wall
             row = [f"{n} requests", f"{wall:.3f} s/run", f"{n / wall:,.0f} req/s"]
             if disksim and folder is not None:
                 ds_wall = run_disksim(disksim, folder, trace, n, disksim_repeat)
+                ds_walls[n] = ds_wall
                 row += [
                     f"{ds_wall:.3f} s/run",
                     f"{n / ds_wall:,.0f} req/s",
@@ -200,6 +205,14 @@ def bench_whole_process(repeat: int, disksim_repeat: int) -> None:
                 ]
             rows.append(row)
     print(render(headers, rows, indent="    "))
+    # what one more request costs, start-up and file parsing left out: the
+    # difference of the two runs over the difference of their lengths
+    small, large = TRACE_SIZES
+    per_us = (walls[large] - walls[small]) / (large - small) * 1e6
+    line = f"    per request beyond start-up ({large:,} less {small:,} requests): {per_us:.2f} µs"
+    if small in ds_walls and large in ds_walls:
+        line += f"; DiskSim {(ds_walls[large] - ds_walls[small]) / (large - small) * 1e6:.1f} µs"
+    print(line)
     if not disksim:
         print("    DiskSim not timed: set DISKSIM to a DiskSim binary to time it on the same traces")
 
