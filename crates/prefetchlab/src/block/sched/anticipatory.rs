@@ -137,8 +137,9 @@ struct StreamStats {
 /// The anticipatory scheduler's state for one queue.
 pub struct Anticipatory {
     streams: Vec<StreamStats>,
-    /// Ids of the requests in the queue (to tell merges from arrivals).
-    queued_ids: Vec<u32>,
+    /// By request id: is it in the queue? (To tell merges from arrivals
+    /// without searching; ids are the queue's slab handles, so few.)
+    is_queued: Vec<bool>,
     /// Queued requests by direction (reads, writes).
     nr_queued_dir: [u32; 2],
 
@@ -209,7 +210,7 @@ impl Anticipatory {
     pub fn new(streams: usize) -> Self {
         Anticipatory {
             streams: vec![StreamStats::default(); streams],
-            queued_ids: Vec::with_capacity(128),
+            is_queued: Vec::with_capacity(1024),
             nr_queued_dir: [0; 2],
             antic_status: AnticStatus::Off,
             antic_start_ns: 0,
@@ -463,8 +464,8 @@ impl Anticipatory {
             per_dir[dir(r.write)] += 1;
         }
         per_dir == self.nr_queued_dir
-            && self.queued_ids.len() == queue.len()
-            && queue.iter().all(|r| self.queued_ids.contains(&r.id))
+            && self.is_queued.iter().filter(|&&q| q).count() == queue.len()
+            && queue.iter().all(|r| self.is_queued.get(r.id as usize) == Some(&true))
             && self.streams.iter().zip(&per_stream).all(|(st, &n)| st.nr_queued == n)
     }
 
@@ -562,10 +563,14 @@ impl Scheduler for Anticipatory {
     }
 
     fn on_add(&mut self, req: &Queued, now_ns: TimeNs) {
-        if self.queued_ids.contains(&req.id) {
+        let id = req.id as usize;
+        if self.is_queued.len() <= id {
+            self.is_queued.resize(id + 1, false);
+        }
+        if self.is_queued[id] {
             return; // a merge: the kernel only re-sorts the request
         }
-        self.queued_ids.push(req.id);
+        self.is_queued[id] = true;
         self.ensure_stream(req.stream);
         self.update_iohist(req.stream as usize, req, now_ns);
         self.streams[req.stream as usize].nr_queued += 1;
@@ -588,8 +593,8 @@ impl Scheduler for Anticipatory {
             self.io_context = Some(req.stream);
         }
         self.ioc_finished = false;
-        if let Some(k) = self.queued_ids.iter().position(|&id| id == req.id) {
-            self.queued_ids.swap_remove(k);
+        if let Some(q) = self.is_queued.get_mut(req.id as usize).filter(|q| **q) {
+            *q = false;
             self.nr_queued_dir[dir(req.write)] -= 1;
         }
         let st = &mut self.streams[req.stream as usize];
