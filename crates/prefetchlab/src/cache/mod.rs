@@ -161,10 +161,11 @@ impl PageCache {
         demand: Range<u64>,
         marker: Option<u64>,
     ) -> u64 {
+        let PageCache { lru, index, file_base, stats } = self;
+        let base = file_base[file as usize];
         // Slots from the tail up to `scan` (exclusive) are not evictable.
-        let mut scan = self.lru.tail();
-        let base = self.key(file, 0);
-        let mut got = 0;
+        let mut scan = lru.tail();
+        let (mut got, mut prefetched, mut evictions, mut wasted) = (0, 0, 0, 0);
         for page in first..first + n {
             let demanded = demand.contains(&page);
             let mut flags = if demanded { 0 } else { flag::PREFETCHED };
@@ -172,12 +173,13 @@ impl PageCache {
                 flags |= flag::MARKER;
             }
             let key = base + page;
-            let slot = if !self.lru.is_full() {
-                self.lru.insert(key, flags, io)
-            } else if let Some(v) = self.lru.victim_from(scan) {
-                scan = self.lru.newer(v);
-                let ev = self.lru.replace(v, key, flags, io);
-                self.evicted(ev);
+            let slot = if !lru.is_full() {
+                lru.insert(key, flags, io)
+            } else if let Some((v, next_scan, ev)) = lru.replace_victim_from(scan, key, flags, io) {
+                scan = next_scan;
+                index[ev.key as usize] = NONE;
+                evictions += 1;
+                wasted += ev.unused_prefetch as u64;
                 v
             } else {
                 // nothing becomes evictable during the run
@@ -185,12 +187,15 @@ impl PageCache {
                 if !demanded {
                     break;
                 }
-                self.lru.insert(key, flags, io)
+                lru.insert(key, flags, io)
             };
-            self.index[key as usize] = slot;
-            self.stats.prefetched += !demanded as u64;
+            index[key as usize] = slot;
+            prefetched += !demanded as u64;
             got += 1;
         }
+        stats.prefetched += prefetched;
+        stats.evictions += evictions;
+        stats.wasted += wasted;
         got
     }
 
