@@ -244,25 +244,33 @@ impl Anticipatory {
     /// applied to all of them).
     fn next_in_sort(&self, queue: &[Queued], write: bool) -> Option<usize> {
         let last = self.last_sector[dir(write)];
-        let mut best: Option<(usize, (bool, u64, u64))> = None;
+        // The best request ahead or behind by at most MAXBACK: lowest
+        // (cost, u64::MAX - sector) as one integer, the earliest on a tie;
+        // failing that, the lowest sector of all (the wrap), the earliest
+        // on a tie.
+        let mut near: Option<(u128, usize)> = None;
+        let mut wrap: Option<(u64, usize)> = None;
         for (i, r) in queue.iter().enumerate() {
             if r.write != write {
                 continue;
             }
             let s = r.lba_sector;
-            // (behind beyond MAXBACK, cost, tie-break): lower is better.
-            let key = if s >= last {
-                (false, s - last, u64::MAX - s)
+            let cost = if s >= last {
+                s - last
             } else if s + MAXBACK_SECTORS >= last {
-                (false, (last - s) * BACK_PENALTY, u64::MAX - s)
+                (last - s) * BACK_PENALTY
             } else {
-                (true, s, 0)
+                if wrap.is_none_or(|(w, _)| s < w) {
+                    wrap = Some((s, i));
+                }
+                continue;
             };
-            if best.is_none_or(|(_, k)| key < k) {
-                best = Some((i, key));
+            let key = (cost as u128) << 64 | (u64::MAX - s) as u128;
+            if near.is_none_or(|(k, _)| key < k) {
+                near = Some((key, i));
             }
         }
-        best.map(|(i, _)| i)
+        near.map(|(_, i)| i).or(wrap.map(|(_, i)| i))
     }
 
     /// The oldest request of one direction (the FIFO head).
