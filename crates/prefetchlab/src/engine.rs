@@ -524,16 +524,13 @@ impl Engine {
         let mut issued = 0;
         let mut p = start;
         while p < end {
-            if self.cache.is_cached(file, p) {
-                p += 1;
-                continue;
+            p += self.cache.presence_run(file, p, end, true);
+            if p == end {
+                break;
             }
             // a run of uncached, physically contiguous pages
             let max_run = self.fs.contiguous_run(file, p, end - p);
-            let mut n = 0;
-            while n < max_run && !self.cache.is_cached(file, p + n) {
-                n += 1;
-            }
+            let n = self.cache.presence_run(file, p, p + max_run, false);
             let io = self.new_io(IoKind::PageFill { file, first_page: p }, s, self.fs.bmap(file, p), 0);
             let got = self.cache.allocate_run(file, p, n, io, dstart..dend, marker);
             if got == 0 {

@@ -83,6 +83,15 @@ impl PageCache {
         self.lookup(file, page) != NONE
     }
 
+    /// How many pages from `from` on (before `to`) are all cached
+    /// (`cached`) or all absent (`!cached`).
+    #[inline]
+    pub fn presence_run(&self, file: u32, from: u64, to: u64, cached: bool) -> u64 {
+        let base = self.key(file, 0) as usize;
+        let pages = &self.index[base + from as usize..base + to as usize];
+        pages.iter().position(|&s| (s != NONE) != cached).unwrap_or(pages.len()) as u64
+    }
+
     #[inline]
     pub fn uptodate(&self, slot: u32) -> bool {
         self.lru.has(slot, flag::UPTODATE)
