@@ -39,7 +39,6 @@ use crate::policy::readahead::{self, PageStatus, RaContext, Readahead, Window, W
 use crate::sim::{EventQueue, Rng, TimeNs};
 use crate::units::{NS_PER_MS, NS_PER_S, PAGE_BYTES, SECTORS_PER_PAGE};
 use crate::workload::{self, Generator};
-use std::collections::HashMap;
 
 /// Runs one configuration to the end and reports what it measured.
 pub fn simulate(cfg: &Config) -> Result<Report> {
@@ -88,8 +87,8 @@ enum Ev {
 enum IoKind {
     /// Fills `pages` page-cache pages of `file` from `first_page`.
     PageFill { file: u32, first_page: u64 },
-    /// Reads one indirect block.
-    Meta,
+    /// Reads the indirect block of metadata id `id`.
+    Meta { id: u32 },
     /// An O_DIRECT read for a stream.
     Direct,
     /// Fills array-cache blocks (for a demand miss, or a block-level prefetch).
@@ -123,11 +122,10 @@ struct Link {
     next: u32,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum MetaState {
-    Cached,
-    InFlight(u32),
-}
+/// The state of an indirect block that is not being read: not read yet, or
+/// cached (else the state is the I/O reading it).
+const META_UNREAD: u32 = NONE;
+const META_CACHED: u32 = NONE - 1;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum StreamState {
@@ -181,7 +179,8 @@ struct Engine {
     streams: Vec<Stream>,
     ios: Vec<Io>,
     free_ios: Vec<u32>,
-    meta: HashMap<u64, MetaState>,
+    /// By metadata id: `META_UNREAD`, `META_CACHED` or the I/O reading it.
+    meta: Vec<u32>,
     array_cache: Option<ArrayCache>,
     block_policy: Box<dyn BlockPrefetch>,
     links: Vec<Link>,
@@ -230,6 +229,7 @@ impl Engine {
         let (gens, file_pages) = workload::build(cfg);
         let mut fs_rng = Rng::derive(cfg.run.seed, "fs");
         let fs = FileSystem::build(&cfg.fs, &file_pages, layout.capacity_blocks(), &mut fs_rng)?;
+        let meta_blocks = fs.meta_blocks() as usize;
         let memory_pages = cfg.host.memory.pages();
         let cache = PageCache::new(memory_pages, &file_pages);
         let streams_n = gens.len();
@@ -267,7 +267,7 @@ impl Engine {
             streams,
             ios: Vec::with_capacity(1024),
             free_ios: Vec::new(),
-            meta: HashMap::new(),
+            meta: vec![META_UNREAD; meta_blocks],
             array_cache: (cfg.array_cache.size.pages() > 0)
                 .then(|| ArrayCache::new(cfg.array_cache.size.pages())),
             block_policy: block_policy::build(cfg.array_cache.prefetch),
@@ -524,16 +524,13 @@ impl Engine {
         let mut issued = 0;
         let mut p = start;
         while p < end {
-            if self.cache.is_cached(file, p) {
-                p += 1;
-                continue;
+            p += self.cache.presence_run(file, p, end, true);
+            if p == end {
+                break;
             }
             // a run of uncached, physically contiguous pages
             let max_run = self.fs.contiguous_run(file, p, end - p);
-            let mut n = 0;
-            while n < max_run && !self.cache.is_cached(file, p + n) {
-                n += 1;
-            }
+            let n = self.cache.presence_run(file, p, p + max_run, false);
             let io = self.new_io(IoKind::PageFill { file, first_page: p }, s, self.fs.bmap(file, p), 0);
             let got = self.cache.allocate_run(file, p, n, io, dstart..dend, marker);
             if got == 0 {
@@ -566,18 +563,19 @@ impl Engine {
     fn meta_dependency(&mut self, file: u32, page: u64, s: u32) -> u32 {
         let chain = self.fs.meta_chain(file, page);
         let mut dep = NONE;
-        for &b in chain.as_slice() {
-            match self.meta.get(&b) {
-                Some(MetaState::Cached) => {}
-                Some(MetaState::InFlight(io)) => dep = *io,
-                None => {
-                    let io = self.new_io(IoKind::Meta, s, b, 1);
-                    self.meta.insert(b, MetaState::InFlight(io));
+        for (&b, &id) in chain.as_slice().iter().zip(chain.ids()) {
+            let id = id as u32;
+            match self.meta[id as usize] {
+                META_CACHED => {}
+                META_UNREAD => {
+                    let io = self.new_io(IoKind::Meta { id }, s, b, 1);
+                    self.meta[id as usize] = io;
                     self.submit_or_hold(io, dep);
                     // served at once (array-cache hit): nothing to wait for, and
                     // the I/O handle is already free
-                    dep = if self.meta.get(&b) == Some(&MetaState::Cached) { NONE } else { io };
+                    dep = if self.meta[id as usize] == META_CACHED { NONE } else { io };
                 }
+                io => dep = io,
             }
         }
         dep
@@ -914,9 +912,7 @@ impl Engine {
                 IoKind::PageFill { file, first_page } => {
                     self.cache.complete_run(file, first_page, x.blocks, io)
                 }
-                IoKind::Meta => {
-                    self.meta.insert(x.array_block, MetaState::Cached);
-                }
+                IoKind::Meta { id } => self.meta[id as usize] = META_CACHED,
                 IoKind::ArrayFill => {
                     let ac = self.array_cache.as_mut().expect("array cache");
                     for b in x.array_block..x.array_block + x.blocks {

@@ -204,11 +204,15 @@ impl BlockLayer {
         let max = self.max_request_sectors;
         let end = lba_sector + sectors;
         let q = &mut self.queues[disk as usize];
-        for i in 0..q.pending.len() {
+        // The first pending request it is contiguous with, of its direction
+        // and with room; contiguity first, as it is what rarely holds.
+        let mergeable = |r: &Queued| {
+            (r.end_sector == lba_sector || r.lba_sector == end)
+                && r.write == write
+                && r.end_sector - r.lba_sector + sectors <= max
+        };
+        if let Some(i) = q.pending.iter().position(mergeable) {
             let r = q.pending[i];
-            if r.write != write || r.end_sector - r.lba_sector + sectors > max {
-                continue;
-            }
             let id = r.id;
             if r.end_sector == lba_sector {
                 // back merge: the part goes last
@@ -216,15 +220,13 @@ impl BlockLayer {
                 let last = self.reqs[id as usize].last_part;
                 self.parts[last as usize].next = part;
                 self.reqs[id as usize].last_part = part;
-            } else if end == r.lba_sector {
-                // front merge: the part goes first
+            } else {
+                // front merge (it ends where the request starts): the part goes first
                 q.pending[i].lba_sector = lba_sector;
                 q.pending[i].pos = pos;
                 self.parts[part as usize].next = self.reqs[id as usize].first_part;
                 self.reqs[id as usize].first_part = part;
                 self.reqs[id as usize].array_block = array_block;
-            } else {
-                continue;
             }
             q.stats.merges += 1;
             self.reqs[id as usize].q = q.pending[i];

@@ -173,6 +173,47 @@ impl LruSlots {
         }
     }
 
+    /// [`LruSlots::victim_from`] `scan`, then [`LruSlots::replace`] of the
+    /// victim found, in one step on the slot slice (its bounds and address
+    /// held in registers through the stores, which a `Vec` indexed through
+    /// `self` reloads). Returns the victim's slot, where the next search may
+    /// start (the slot used just more recently than the victim) and what
+    /// the eviction cost; `None` when no slot from `scan` on is evictable.
+    #[inline(always)]
+    pub fn replace_victim_from(
+        &mut self,
+        scan: u32,
+        key: u64,
+        flags: u8,
+        io: u32,
+    ) -> Option<(u32, u32, Evicted)> {
+        let slots = &mut self.slots[..];
+        let mut v = scan;
+        loop {
+            if v == SENTINEL {
+                return None;
+            }
+            let slot = &slots[v as usize];
+            if slot.flags & (flag::UPTODATE | flag::PINNED) == flag::UPTODATE {
+                break;
+            }
+            v = slot.prev;
+        }
+        let old = slots[v as usize];
+        // unlink the victim, then link it at the head
+        slots[old.prev as usize].next = old.next;
+        slots[old.next as usize].prev = old.prev;
+        let head = slots[SENTINEL as usize].next;
+        slots[v as usize] = Slot { key, io, prev: SENTINEL, next: head, flags };
+        slots[head as usize].prev = v;
+        slots[SENTINEL as usize].next = v;
+        let ev = Evicted {
+            key: old.key,
+            unused_prefetch: old.flags & (flag::PREFETCHED | flag::USED) == flag::PREFETCHED,
+        };
+        Some((v, old.prev, ev))
+    }
+
     /// Moves a slot to the head (most recently used).
     #[inline]
     pub fn touch(&mut self, s: u32) {

@@ -31,14 +31,12 @@ pub struct CacheStats {
 /// The host page cache.
 pub struct PageCache {
     lru: LruSlots,
-    /// Per file: page → slot (`NONE` if absent).
-    index: Vec<Vec<u32>>,
+    /// Page → slot (`NONE` if absent), the files one after the other; a
+    /// slot's key is its page's place here.
+    index: Vec<u32>,
+    /// Where each file's pages start in `index`.
+    file_base: Vec<u64>,
     pub stats: CacheStats,
-}
-
-#[inline]
-fn key(file: u32, page: u64) -> u64 {
-    ((file as u64) << 32) | page
 }
 
 impl PageCache {
@@ -51,20 +49,47 @@ impl PageCache {
         let most = capacity.min(file_pages.iter().sum::<u64>()).min(MAX_RESERVED_SLOTS) as u32;
         PageCache {
             lru: LruSlots::with_reserve(capacity as u32, most),
-            index: file_pages.iter().map(|&p| vec![NONE; p as usize]).collect(),
+            index: vec![NONE; file_pages.iter().sum::<u64>() as usize],
+            file_base: file_pages
+                .iter()
+                .scan(0, |base, &p| {
+                    *base += p;
+                    Some(*base - p)
+                })
+                .collect(),
             stats: CacheStats::default(),
         }
+    }
+
+    /// The place of a page in `index` (its slot's key).
+    #[inline]
+    fn key(&self, file: u32, page: u64) -> u64 {
+        debug_assert!(
+            self.file_base.get(file as usize + 1).map_or(self.index.len() as u64, |&b| b)
+                >= self.file_base[file as usize] + page,
+            "page {page} beyond file {file}"
+        );
+        self.file_base[file as usize] + page
     }
 
     /// The slot of a page, or `NONE`.
     #[inline]
     pub fn lookup(&self, file: u32, page: u64) -> u32 {
-        self.index[file as usize][page as usize]
+        self.index[self.key(file, page) as usize]
     }
 
     #[inline]
     pub fn is_cached(&self, file: u32, page: u64) -> bool {
         self.lookup(file, page) != NONE
+    }
+
+    /// How many pages from `from` on (before `to`) are all cached
+    /// (`cached`) or all absent (`!cached`).
+    #[inline]
+    pub fn presence_run(&self, file: u32, from: u64, to: u64, cached: bool) -> u64 {
+        let base = self.key(file, 0) as usize;
+        let pages = &self.index[base + from as usize..base + to as usize];
+        pages.iter().position(|&s| (s != NONE) != cached).unwrap_or(pages.len()) as u64
     }
 
     #[inline]
@@ -110,19 +135,21 @@ impl PageCache {
             return (None, true);
         }
         match self.lru.victim() {
-            Some(s) => (Some(self.evict(s)), true),
+            Some(s) => {
+                let ev = self.lru.remove(s);
+                self.evicted(ev);
+                (Some(ev), true)
+            }
             None => (None, false),
         }
     }
 
-    /// Evicts the page in slot `s`.
+    /// Accounts for a page that left the cache.
     #[inline]
-    fn evict(&mut self, s: u32) -> Evicted {
-        let ev = self.lru.remove(s);
-        self.index[(ev.key >> 32) as usize][(ev.key & 0xffff_ffff) as usize] = NONE;
+    fn evicted(&mut self, ev: Evicted) {
+        self.index[ev.key as usize] = NONE;
         self.stats.evictions += 1;
         self.stats.wasted += ev.unused_prefetch as u64;
-        ev
     }
 
     /// Allocates the absent pages `first..first + n` of `file` as in-flight
@@ -143,23 +170,25 @@ impl PageCache {
         demand: Range<u64>,
         marker: Option<u64>,
     ) -> u64 {
+        let PageCache { lru, index, file_base, stats } = self;
+        let base = file_base[file as usize];
         // Slots from the tail up to `scan` (exclusive) are not evictable.
-        let mut scan = self.lru.tail();
-        let mut got = 0;
+        let mut scan = lru.tail();
+        let (mut got, mut prefetched, mut evictions, mut wasted) = (0, 0, 0, 0);
         for page in first..first + n {
             let demanded = demand.contains(&page);
             let mut flags = if demanded { 0 } else { flag::PREFETCHED };
             if marker == Some(page) {
                 flags |= flag::MARKER;
             }
-            let slot = if !self.lru.is_full() {
-                self.lru.insert(key(file, page), flags, io)
-            } else if let Some(v) = self.lru.victim_from(scan) {
-                scan = self.lru.newer(v);
-                let ev = self.lru.replace(v, key(file, page), flags, io);
-                self.index[(ev.key >> 32) as usize][(ev.key & 0xffff_ffff) as usize] = NONE;
-                self.stats.evictions += 1;
-                self.stats.wasted += ev.unused_prefetch as u64;
+            let key = base + page;
+            let slot = if !lru.is_full() {
+                lru.insert(key, flags, io)
+            } else if let Some((v, next_scan, ev)) = lru.replace_victim_from(scan, key, flags, io) {
+                scan = next_scan;
+                index[ev.key as usize] = NONE;
+                evictions += 1;
+                wasted += ev.unused_prefetch as u64;
                 v
             } else {
                 // nothing becomes evictable during the run
@@ -167,12 +196,15 @@ impl PageCache {
                 if !demanded {
                     break;
                 }
-                self.lru.insert(key(file, page), flags, io)
+                lru.insert(key, flags, io)
             };
-            self.index[file as usize][page as usize] = slot;
-            self.stats.prefetched += !demanded as u64;
+            index[key as usize] = slot;
+            prefetched += !demanded as u64;
             got += 1;
         }
+        stats.prefetched += prefetched;
+        stats.evictions += evictions;
+        stats.wasted += wasted;
         got
     }
 
@@ -188,8 +220,9 @@ impl PageCache {
         if marker {
             flags |= flag::MARKER;
         }
-        let s = self.lru.insert(key(file, page), flags, io);
-        self.index[file as usize][page as usize] = s;
+        let key = self.key(file, page);
+        let s = self.lru.insert(key, flags, io);
+        self.index[key as usize] = s;
         s
     }
 
@@ -209,7 +242,8 @@ impl PageCache {
     /// the pages it still fills (not evicted, not re-read by another I/O)
     /// become uptodate.
     pub fn complete_run(&mut self, file: u32, first: u64, n: u64, io: u32) {
-        for &slot in &self.index[file as usize][first as usize..(first + n) as usize] {
+        let from = self.key(file, first) as usize;
+        for &slot in &self.index[from..from + n as usize] {
             if slot != NONE && self.lru.io(slot) == io {
                 self.lru.set(slot, flag::UPTODATE);
                 self.lru.set_io(slot, NONE);
@@ -228,7 +262,8 @@ impl PageCache {
     /// accessed, in order, as the read loop does page by page for a policy
     /// that ignores cached pages. Returns the number of pages read.
     pub fn read_uptodate_run(&mut self, file: u32, from: u64, to: u64) -> u64 {
-        let index = &self.index[file as usize][from as usize..to as usize];
+        let base = self.key(file, 0) as usize;
+        let index = &self.index[base + from as usize..base + to as usize];
         let mut read = 0;
         for &slot in index {
             if slot == NONE || self.lru.flags(slot) & (flag::UPTODATE | flag::MARKER) != flag::UPTODATE {

@@ -112,10 +112,13 @@ fn next_meta_page(page: u64) -> u64 {
 
 /// Indirect (metadata) blocks that must be read before a page can be mapped,
 /// outermost first (triple-, double-indirect, then indirect), as physical
-/// array blocks.
+/// array blocks, each with its metadata id.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct MetaChain {
     pub blocks: [u64; 3],
+    /// The blocks' ids: every metadata block of every file numbered from 0
+    /// to [`FileSystem::meta_blocks`], for tables indexed by block.
+    pub ids: [u64; 3],
     pub len: u8,
 }
 
@@ -124,9 +127,14 @@ impl MetaChain {
         &self.blocks[..self.len as usize]
     }
 
+    pub fn ids(&self) -> &[u64] {
+        &self.ids[..self.len as usize]
+    }
+
     #[inline]
-    fn push(&mut self, block: u64) {
+    fn push(&mut self, block: u64, id: u64) {
         self.blocks[self.len as usize] = block;
+        self.ids[self.len as usize] = id;
         self.len += 1;
     }
 }
@@ -143,6 +151,8 @@ pub struct FileSystem {
     ext_seq: Vec<u64>,
     /// Array block of each extent's first block.
     ext_phys: Vec<u64>,
+    /// Id of each file's first metadata block (len = files + 1).
+    meta_base: Vec<u64>,
 }
 
 /// Draws the number of failures before the first success of a Bernoulli(`p`)
@@ -211,13 +221,17 @@ impl FileSystem {
             first_ext: Vec::with_capacity(file_pages.len() + 1),
             ext_seq: Vec::with_capacity(file_pages.len()),
             ext_phys: Vec::with_capacity(file_pages.len()),
+            meta_base: Vec::with_capacity(file_pages.len() + 1),
         };
+        fs.meta_base.push(0);
         let mut cursor = cfg.start_block;
         for (f, &p) in file_pages.iter().enumerate() {
             if f > 0 {
                 cursor += file_gap;
             }
-            let seq_len = p + if indirect { meta_total(p) } else { 0 };
+            let metas = if indirect { meta_total(p) } else { 0 };
+            fs.meta_base.push(fs.meta_base[f] + metas);
+            let seq_len = p + metas;
             fs.first_ext.push(fs.ext_seq.len());
             fs.ext_seq.push(0);
             fs.ext_phys.push(cursor);
@@ -254,6 +268,11 @@ impl FileSystem {
     /// Number of files.
     pub fn files(&self) -> usize {
         self.pages.len()
+    }
+
+    /// Metadata blocks of all files (their ids are `0..meta_blocks()`).
+    pub fn meta_blocks(&self) -> u64 {
+        self.meta_base[self.pages.len()]
     }
 
     /// Size of a file in pages.
@@ -335,21 +354,26 @@ impl FileSystem {
         if !self.indirect || page < DIRECT_PAGES {
             return chain;
         }
-        // Each metadata block sits just before the first data page it maps.
-        let before = |first_page: u64, back: u64| self.phys_of_seq(file, self.seq_of_page(first_page) - back);
+        // Each metadata block sits `back` blocks before the first data page
+        // it maps, in the allocation sequence: it is the file's metadata
+        // block number `meta_before(first_page) - back`.
+        let mut push = |first_page: u64, back: u64| {
+            let block = self.phys_of_seq(file, self.seq_of_page(first_page) - back);
+            chain.push(block, self.meta_base[file as usize] + meta_before(first_page) - back);
+        };
         if page < DIND_FIRST_PAGE {
-            chain.push(before(DIRECT_PAGES, 1));
+            push(DIRECT_PAGES, 1);
         } else if page < TIND_FIRST_PAGE {
             let ind_first = page - (page - DIND_FIRST_PAGE) % PTRS_PER_BLOCK;
-            chain.push(before(DIND_FIRST_PAGE, 2));
-            chain.push(before(ind_first, 1));
+            push(DIND_FIRST_PAGE, 2);
+            push(ind_first, 1);
         } else {
             let q = page - TIND_FIRST_PAGE;
             let dind_first = page - q % (PTRS_PER_BLOCK * PTRS_PER_BLOCK);
             let ind_first = page - q % PTRS_PER_BLOCK;
-            chain.push(before(TIND_FIRST_PAGE, 3));
-            chain.push(before(dind_first, 2));
-            chain.push(before(ind_first, 1));
+            push(TIND_FIRST_PAGE, 3);
+            push(dind_first, 2);
+            push(ind_first, 1);
         }
         chain
     }
@@ -558,6 +582,7 @@ mod tests {
                 let fs = build(&c, &sizes, seed);
                 let mut data = vec![];
                 let mut meta = vec![];
+                let mut ids = std::collections::BTreeMap::new();
                 let mut prev_max = 0;
                 for f in 0..sizes.len() as u32 {
                     let mut fmin = u64::MAX;
@@ -567,6 +592,9 @@ mod tests {
                         data.push(b);
                         let chain = fs.meta_chain(f, p);
                         meta.extend_from_slice(chain.as_slice());
+                        for (&id, &block) in chain.ids().iter().zip(chain.as_slice()) {
+                            assert_eq!(*ids.entry(id).or_insert(block), block, "id {id} names two blocks");
+                        }
                         for &x in std::iter::once(&b).chain(chain.as_slice()) {
                             fmin = fmin.min(x);
                             fmax = fmax.max(x);
@@ -593,6 +621,9 @@ mod tests {
                 assert_eq!(all.len(), data.len(), "two pages share a block (seed {seed}, score {score})");
                 let total_meta: u64 = sizes.iter().map(|&p| meta_total(p)).sum();
                 assert_eq!(meta.len() as u64, total_meta);
+                // The ids number the metadata blocks densely, one id per block.
+                assert!(ids.keys().copied().eq(0..fs.meta_blocks()));
+                assert_eq!(fs.meta_blocks(), total_meta);
                 all.extend_from_slice(&meta);
                 all.sort_unstable();
                 all.dedup();

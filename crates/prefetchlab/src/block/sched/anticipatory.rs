@@ -137,8 +137,9 @@ struct StreamStats {
 /// The anticipatory scheduler's state for one queue.
 pub struct Anticipatory {
     streams: Vec<StreamStats>,
-    /// Ids of the requests in the queue (to tell merges from arrivals).
-    queued_ids: Vec<u32>,
+    /// By request id: is it in the queue? (To tell merges from arrivals
+    /// without searching; ids are the queue's slab handles, so few.)
+    is_queued: Vec<bool>,
     /// Queued requests by direction (reads, writes).
     nr_queued_dir: [u32; 2],
 
@@ -209,7 +210,7 @@ impl Anticipatory {
     pub fn new(streams: usize) -> Self {
         Anticipatory {
             streams: vec![StreamStats::default(); streams],
-            queued_ids: Vec::with_capacity(128),
+            is_queued: Vec::with_capacity(1024),
             nr_queued_dir: [0; 2],
             antic_status: AnticStatus::Off,
             antic_start_ns: 0,
@@ -243,25 +244,33 @@ impl Anticipatory {
     /// applied to all of them).
     fn next_in_sort(&self, queue: &[Queued], write: bool) -> Option<usize> {
         let last = self.last_sector[dir(write)];
-        let mut best: Option<(usize, (bool, u64, u64))> = None;
+        // The best request ahead or behind by at most MAXBACK: lowest
+        // (cost, u64::MAX - sector) as one integer, the earliest on a tie;
+        // failing that, the lowest sector of all (the wrap), the earliest
+        // on a tie.
+        let mut near: Option<(u128, usize)> = None;
+        let mut wrap: Option<(u64, usize)> = None;
         for (i, r) in queue.iter().enumerate() {
             if r.write != write {
                 continue;
             }
             let s = r.lba_sector;
-            // (behind beyond MAXBACK, cost, tie-break): lower is better.
-            let key = if s >= last {
-                (false, s - last, u64::MAX - s)
+            let cost = if s >= last {
+                s - last
             } else if s + MAXBACK_SECTORS >= last {
-                (false, (last - s) * BACK_PENALTY, u64::MAX - s)
+                (last - s) * BACK_PENALTY
             } else {
-                (true, s, 0)
+                if wrap.is_none_or(|(w, _)| s < w) {
+                    wrap = Some((s, i));
+                }
+                continue;
             };
-            if best.is_none_or(|(_, k)| key < k) {
-                best = Some((i, key));
+            let key = (cost as u128) << 64 | (u64::MAX - s) as u128;
+            if near.is_none_or(|(k, _)| key < k) {
+                near = Some((key, i));
             }
         }
-        best.map(|(i, _)| i)
+        near.map(|(_, i)| i).or(wrap.map(|(_, i)| i))
     }
 
     /// The oldest request of one direction (the FIFO head).
@@ -463,8 +472,8 @@ impl Anticipatory {
             per_dir[dir(r.write)] += 1;
         }
         per_dir == self.nr_queued_dir
-            && self.queued_ids.len() == queue.len()
-            && queue.iter().all(|r| self.queued_ids.contains(&r.id))
+            && self.is_queued.iter().filter(|&&q| q).count() == queue.len()
+            && queue.iter().all(|r| self.is_queued.get(r.id as usize) == Some(&true))
             && self.streams.iter().zip(&per_stream).all(|(st, &n)| st.nr_queued == n)
     }
 
@@ -562,10 +571,14 @@ impl Scheduler for Anticipatory {
     }
 
     fn on_add(&mut self, req: &Queued, now_ns: TimeNs) {
-        if self.queued_ids.contains(&req.id) {
+        let id = req.id as usize;
+        if self.is_queued.len() <= id {
+            self.is_queued.resize(id + 1, false);
+        }
+        if self.is_queued[id] {
             return; // a merge: the kernel only re-sorts the request
         }
-        self.queued_ids.push(req.id);
+        self.is_queued[id] = true;
         self.ensure_stream(req.stream);
         self.update_iohist(req.stream as usize, req, now_ns);
         self.streams[req.stream as usize].nr_queued += 1;
@@ -588,8 +601,8 @@ impl Scheduler for Anticipatory {
             self.io_context = Some(req.stream);
         }
         self.ioc_finished = false;
-        if let Some(k) = self.queued_ids.iter().position(|&id| id == req.id) {
-            self.queued_ids.swap_remove(k);
+        if let Some(q) = self.is_queued.get_mut(req.id as usize).filter(|q| **q) {
+            *q = false;
             self.nr_queued_dir[dir(req.write)] -= 1;
         }
         let st = &mut self.streams[req.stream as usize];
