@@ -27,6 +27,7 @@ pub mod fs;
 pub mod metrics;
 pub mod policy;
 pub mod sim;
+pub mod trace;
 pub mod units;
 pub mod workload;
 

@@ -7,10 +7,20 @@ use std::path::PathBuf;
 /// absent — except in CI (`CI=true`), where its absence fails the test.
 #[allow(dead_code)]
 pub fn disksim_valid() -> Option<PathBuf> {
+    shared("disksim-valid")
+}
+
+/// `../shared/traces`, as [`disksim_valid`] finds its folder.
+#[allow(dead_code)]
+pub fn traces() -> Option<PathBuf> {
+    shared("traces")
+}
+
+fn shared(folder: &str) -> Option<PathBuf> {
     let root = std::env::var_os("PREFETCHLAB_SHARED")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared"));
-    let dir = root.join("disksim-valid");
+    let dir = root.join(folder);
     if dir.is_dir() {
         return Some(dir);
     }

@@ -1,0 +1,96 @@
+//! Property-based fuzzing of the trace readers (stable Rust, the shared fuzz
+//! plumbing of `tests/fuzz/mod.rs`): a few lines of each format — made up,
+//! and from the real samples in `../shared/traces` when present — are
+//! mutated (tokens deleted, duplicated, swapped; numbers made huge,
+//! negative, fractional, `nan`; junk lines; truncation), sometimes
+//! gzip-compressed and then cut short, written to a file and read to the
+//! end with the format given and detected. Every outcome must be records
+//! or one clean one-line error naming the file: no panic.
+
+mod fuzz;
+
+use prefetchlab::trace::{open, Format, Record};
+use std::io::Write;
+
+const MADE_UP: [(Format, &str); 4] = [
+    (Format::Spc, "0,303567,3584,w,0.000000\n1,5,512,R,0.5\n0,303574,4096,r,1.25\n"),
+    (Format::Msr, "128166385295514663,hm,0,Write,9056014336,2048,2833\n128166385295514878,hm,1,Read,11855351808,512,2617\n"),
+    (Format::Disksim, "7961.833 0 20228336 8 0\n8346.206 0 6397360 496 1\n8348.644 0 6397856 472 0\n"),
+    (Format::Mqsim, "11413000 0 657728 16 1\n11565000 1 31244784 64 1\n11721000 1 21868784 16 0\n"),
+];
+
+const SAMPLES: [(Format, &str); 4] = [
+    (Format::Msr, "msr-sample/msr-cambridge1-sample.csv"),
+    (Format::Mqsim, "websearch-excerpt/wsrch-small.trace"),
+    (Format::Mqsim, "tpcc/tpcc-small.trace"),
+    (Format::Disksim, "postmark/ssd-postmark-aligned2.trace"),
+];
+
+const TOKENS: &[&str] =
+    &[",", " ", "-1", "1e999", "nan", "18446744073709551616", "0x", "R", "W", "Read", "\u{0}", "é"];
+
+#[derive(Debug)]
+struct Case {
+    format: Format,
+    given: bool,
+    gzip_cut: Option<usize>,
+    text: String,
+}
+
+fn check(c: &Case, path: &std::path::Path) -> Result<(), String> {
+    let bytes = if let Some(cut) = c.gzip_cut {
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        e.write_all(c.text.as_bytes()).unwrap();
+        let z = e.finish().unwrap();
+        z[..cut.min(z.len())].to_vec()
+    } else {
+        c.text.clone().into_bytes()
+    };
+    std::fs::write(path, bytes).map_err(|e| e.to_string())?;
+    let name = path.file_name().unwrap().to_string_lossy().to_string();
+    let read = || -> prefetchlab::Result<Vec<Record>> {
+        let mut src = open(path, c.given.then_some(c.format))?;
+        let mut out = Vec::new();
+        while src.next_batch(&mut out, 7)? > 0 {}
+        Ok(out)
+    };
+    match read() {
+        Ok(_) => Ok(()),
+        Err(e) => {
+            let msg = e.to_string();
+            fuzz::one_line(&msg)?;
+            if !msg.contains(&name) {
+                return Err(format!("error does not name the file: {msg}"));
+            }
+            Ok(())
+        }
+    }
+}
+
+#[test]
+fn mutated_traces_read_or_fail_cleanly() {
+    let dir = fuzz::shared_dir("traces");
+    let mut inputs: Vec<(Format, String)> = MADE_UP.iter().map(|(f, t)| (*f, t.to_string())).collect();
+    for (f, rel) in SAMPLES {
+        // the first 40 lines of each real sample
+        if let Ok(text) = std::fs::read_to_string(dir.join(rel)) {
+            inputs.push((f, text.lines().take(40).collect::<Vec<_>>().join("\n")));
+        }
+    }
+    let path = std::env::temp_dir().join(format!("prefetchlab-fuzz-trace-{}.trace", std::process::id()));
+    fuzz::run(
+        "trace",
+        300,
+        |g| {
+            let (format, text) = g.pick(&inputs).clone();
+            let mut text = text;
+            for _ in 0..1 + g.below(3) {
+                text = g.mutate(&text, TOKENS);
+            }
+            let gzip_cut = g.chance(20).then(|| g.below(200));
+            Case { format, given: g.chance(70), gzip_cut, text }
+        },
+        |c| check(c, &path),
+    );
+    std::fs::remove_file(&path).ok();
+}
