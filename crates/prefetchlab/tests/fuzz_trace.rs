@@ -12,14 +12,18 @@ mod fuzz;
 use prefetchlab::trace::{open, Format, Record};
 use std::io::Write;
 
-const MADE_UP: [(Format, &str); 4] = [
+const MADE_UP: [(Format, &str); 6] = [
+    (Format::Fiu, "\t0\t1\t2\t3\t4\t5\t6\t7\t8\n0\t89966811921625\t4257\tnfsd\t488846200\t8\tW\t6\t0\t2c47\n"),
+    (Format::Arc, "110765 64 0 0\n110888 1 0 1\n110829 59 0 2\n"),
     (Format::Spc, "0,303567,3584,w,0.000000\n1,5,512,R,0.5\n0,303574,4096,r,1.25\n"),
     (Format::Msr, "128166385295514663,hm,0,Write,9056014336,2048,2833\n128166385295514878,hm,1,Read,11855351808,512,2617\n"),
     (Format::Disksim, "7961.833 0 20228336 8 0\n8346.206 0 6397360 496 1\n8348.644 0 6397856 472 0\n"),
     (Format::Mqsim, "11413000 0 657728 16 1\n11565000 1 31244784 64 1\n11721000 1 21868784 16 0\n"),
 ];
 
-const SAMPLES: [(Format, &str); 4] = [
+const SAMPLES: [(Format, &str); 6] = [
+    (Format::Fiu, "fiu-mail-excerpt/smalltrace.csv"),
+    (Format::Arc, "arc-p6/P6.lis"),
     (Format::Msr, "msr-sample/msr-cambridge1-sample.csv"),
     (Format::Mqsim, "websearch-excerpt/wsrch-small.trace"),
     (Format::Mqsim, "tpcc/tpcc-small.trace"),

@@ -17,7 +17,9 @@ fn read_all(path: &Path, format: Option<Format>) -> Vec<Record> {
 
 /// (folder/file, format, detected from content?, records, reads, read bytes, written bytes;
 /// 0 / 0 where PROVENANCE.md gives no byte totals for the file)
-const SAMPLES: [(&str, Format, bool, usize, usize, u64, u64); 4] = [
+const SAMPLES: [(&str, Format, bool, usize, usize, u64, u64); 6] = [
+    ("fiu-mail-excerpt/smalltrace.csv", Format::Fiu, true, 10_000, 8_905, 36_474_880, 4_485_120),
+    ("arc-p6/P6.lis", Format::Arc, true, 519_711, 519_711, 6_488_126_976, 0),
     ("msr-sample/msr-cambridge1-sample.csv", Format::Msr, true, 1_000, 508, 6_108_672, 3_580_928),
     ("websearch-excerpt/wsrch-small.trace", Format::Mqsim, false, 24_783, 24_779, 382_085_120, 32_768),
     ("tpcc/tpcc-small.trace", Format::Mqsim, false, 6_999, 4_381, 36_315_136, 23_403_520),

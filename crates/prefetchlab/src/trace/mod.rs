@@ -11,11 +11,14 @@
 //!
 //! Formats here: [`spc`] (`ASU,LBA,size,op,timestamp`), [`msr`] (MSR
 //! Cambridge csv), [`disksim`] (DiskSim ascii), [`mqsim`] (MQSim ascii, the
-//! form of the shared WebSearch and TPC-C excerpts). A gzip-compressed file
+//! form of the shared WebSearch and TPC-C excerpts), [`fiu`] (FIU's
+//! blkparse-derived lines), [`arc`] (the ARC paper's `.lis`). A gzip-compressed file
 //! (by its magic bytes, whatever its name) is read through a streaming
 //! decoder.
 
+pub mod arc;
 pub mod disksim;
+pub mod fiu;
 pub mod lines;
 pub mod mqsim;
 pub mod msr;
@@ -52,10 +55,13 @@ pub enum Format {
     Msr,
     Disksim,
     Mqsim,
+    Fiu,
+    Arc,
 }
 
 impl Format {
-    pub const ALL: [Format; 4] = [Format::Spc, Format::Msr, Format::Disksim, Format::Mqsim];
+    pub const ALL: [Format; 6] =
+        [Format::Spc, Format::Msr, Format::Disksim, Format::Mqsim, Format::Fiu, Format::Arc];
 
     /// The name a configuration or `--format` gives.
     pub fn name(self) -> &'static str {
@@ -64,6 +70,8 @@ impl Format {
             Format::Msr => "msr",
             Format::Disksim => "disksim",
             Format::Mqsim => "mqsim",
+            Format::Fiu => "fiu",
+            Format::Arc => "arc",
         }
     }
 
@@ -105,11 +113,10 @@ impl<F: LineFormat> RecordSource for LineSource<F> {
         let mut n = 0;
         while n < max {
             let Some(line) = self.lines.next_line()? else { break };
-            let text = line.trim();
-            if text.is_empty() {
+            if line.trim().is_empty() {
                 continue;
             }
-            match self.fmt.parse(text) {
+            match self.fmt.parse(line) {
                 Ok(Some(r)) => {
                     out.push(r);
                     n += 1;
@@ -138,45 +145,59 @@ pub fn open(path: &Path, format: Option<Format>) -> Result<Box<dyn RecordSource>
         Format::Msr => Box::new(LineSource { lines, fmt: msr::Msr::default() }),
         Format::Disksim => Box::new(LineSource { lines, fmt: disksim::Disksim }),
         Format::Mqsim => Box::new(LineSource { lines, fmt: mqsim::Mqsim::default() }),
+        Format::Fiu => Box::new(LineSource { lines, fmt: fiu::Fiu::default() }),
+        Format::Arc => Box::new(LineSource { lines, fmt: arc::Arc }),
     })
 }
 
-/// The format of `path`, from its first non-empty line: the formats whose
-/// reader takes that line. One must, and only one.
+/// The format of `path`, from its first two non-empty lines: the formats
+/// whose reader takes both and finds a record in them. One must, and only
+/// one.
 pub fn detect(path: &Path) -> Result<Format> {
     let mut lines = Lines::open(path)?;
-    let line = loop {
+    let mut first = Vec::new();
+    while first.len() < 2 {
         match lines.next_line()? {
             Some(l) if l.trim().is_empty() => continue,
-            Some(l) => break l.trim().to_string(),
-            None => {
-                return Err(Error::input(
-                    path.display().to_string(),
-                    0,
-                    "empty trace: no record to tell its format by",
-                ))
+            Some(l) => first.push(l.to_string()),
+            None => break,
+        }
+    }
+    let file = path.display().to_string();
+    if first.is_empty() {
+        return Err(Error::input(file, 0, "empty trace: no record to tell its format by"));
+    }
+    fn reads<F: LineFormat>(mut f: F, lines: &[String]) -> bool {
+        let mut records = 0;
+        for l in lines {
+            match f.parse(l) {
+                Ok(Some(_)) => records += 1,
+                Ok(None) => {}
+                Err(_) => return false,
             }
         }
-    };
+        records > 0
+    }
     let fits: Vec<Format> = Format::ALL
         .into_iter()
         .filter(|f| match f {
-            Format::Spc => spc::Spc.parse(&line).is_ok(),
-            Format::Msr => msr::Msr::default().parse(&line).is_ok(),
-            Format::Disksim => disksim::Disksim.parse(&line).is_ok(),
-            Format::Mqsim => mqsim::Mqsim::default().parse(&line).is_ok(),
+            Format::Spc => reads(spc::Spc, &first),
+            Format::Msr => reads(msr::Msr::default(), &first),
+            Format::Disksim => reads(disksim::Disksim, &first),
+            Format::Mqsim => reads(mqsim::Mqsim::default(), &first),
+            Format::Fiu => reads(fiu::Fiu::default(), &first),
+            Format::Arc => reads(arc::Arc, &first),
         })
         .collect();
-    let file = path.display().to_string();
     match fits.as_slice() {
         [one] => Ok(*one),
-        [] => Err(Error::input(file, lines.line_no(), "no trace format reads this line: give the format")),
+        [] => Err(Error::input(file, 1, "no trace format reads the first lines: give the format")),
         many => {
             let names: Vec<&str> = many.iter().map(|f| f.name()).collect();
             Err(Error::input(
                 file,
-                lines.line_no(),
-                format!("this line could be any of {}: give the format", names.join(", ")),
+                1,
+                format!("the first lines could be any of {}: give the format", names.join(", ")),
             ))
         }
     }
