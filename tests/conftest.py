@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from .helpers import CHEETAH, SMALL_TOML
+from .helpers import CHEETAH, SHARED, SMALL_TOML
 
 
 @pytest.fixture
@@ -27,3 +27,15 @@ def cheetah() -> Path:
             pytest.fail(reason + "; CI=true requires them")
         pytest.skip(reason)
     return CHEETAH
+
+
+@pytest.fixture
+def traces() -> Path:
+    """The shared real traces (``../shared/traces``); skips when absent (fails under CI=true)."""
+    path = SHARED / "traces"
+    if not (path / "msr-sample").is_dir():
+        reason = f"shared traces not found at {path} (set PREFETCHLAB_SHARED)"
+        if os.environ.get("CI") == "true":
+            pytest.fail(reason + "; CI=true requires them")
+        pytest.skip(reason)
+    return path

@@ -72,3 +72,10 @@ def preset_info(name: str) -> PresetInfo | None:
 
 def preset_names() -> list[str]:
     """The built-in drive preset names."""
+
+def trace_stats(
+    path: str,
+    format: str | None = ...,
+    block_bytes: int = ...,
+    progress: Callable[[int], object] | None = ...,
+) -> dict[str, Any]: ...

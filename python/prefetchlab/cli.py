@@ -23,6 +23,7 @@ from typing import Any, NoReturn
 from prefetchlab._engine import PrefetchlabError, __version__
 from prefetchlab.api import simulate, validate_disk
 from prefetchlab.experiments_cli import register as register_experiments
+from prefetchlab.trace_cli import register as register_trace
 
 # Start-up matters (`prefetchlab --help` and a short `run` finish in well under 0.1 s): this
 # module and those it imports at the top load neither pyarrow, DuckDB, matplotlib, Dask nor
@@ -119,6 +120,7 @@ def _build_parser() -> argparse.ArgumentParser:
         help='print {"rms_ms","mean_sim_ms","mean_real_ms","requests","rms_exact_ms","classes"}',
     )
     register_experiments(sub)  # sweep, results, plot, reproduce
+    register_trace(sub)  # trace stats
     return parser
 
 

@@ -167,6 +167,57 @@ fn validate_disk<'py>(
     Ok(d)
 }
 
+/// One pass over a block trace: its statistics as a dict (see
+/// `prefetchlab::trace::stats`). `format` None: told from the content.
+/// `progress(records)` is called after each batch (from the engine's
+/// thread, with the GIL).
+#[pyfunction]
+#[pyo3(signature = (path, format=None, block_bytes=4096, progress=None))]
+fn trace_stats<'py>(
+    py: Python<'py>,
+    path: &str,
+    format: Option<&str>,
+    block_bytes: u64,
+    progress: Option<Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    use prefetchlab::trace::{stats::stats, Format};
+    let format = match format {
+        None | Some("auto") => None,
+        Some(name) => Some(guarded(|| Format::from_name(name))?),
+    };
+    let mut callback_error: Option<PyErr> = None;
+    let mut report = |n: u64| {
+        if let (Some(cb), None) = (&progress, &callback_error) {
+            if let Err(e) = cb.call1((n,)) {
+                callback_error = Some(e);
+            }
+        }
+    };
+    let s = guarded(|| stats(Path::new(path), format, block_bytes, &mut report))?;
+    if let Some(e) = callback_error {
+        return Err(e);
+    }
+    let d = PyDict::new(py);
+    d.set_item("format", s.format.name())?;
+    d.set_item("records", s.records)?;
+    d.set_item("reads", s.reads)?;
+    d.set_item("writes", s.writes)?;
+    d.set_item("read_bytes", s.read_bytes)?;
+    d.set_item("write_bytes", s.write_bytes)?;
+    d.set_item("footprint_blocks", s.footprint_blocks)?;
+    d.set_item("block_bytes", s.block_bytes)?;
+    d.set_item("streams", s.streams)?;
+    d.set_item("span_s", s.span_s)?;
+    d.set_item("sequential_fraction", s.sequential_fraction)?;
+    d.set_item("interleaved_sequential_fraction", s.interleaved_sequential_fraction)?;
+    let sizes = PyList::empty(py);
+    for (upto, n) in &s.sizes {
+        sizes.append((*upto, *n))?;
+    }
+    d.set_item("sizes", sizes)?;
+    Ok(d)
+}
+
 /// What a built-in drive preset is: `{"name", "kind", "description",
 /// "departures"}` (kind `disksim` or `datasheet`), or None.
 #[pyfunction]
@@ -210,5 +261,6 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate_disk, m)?)?;
     m.add_function(wrap_pyfunction!(preset_info, m)?)?;
     m.add_function(wrap_pyfunction!(preset_names, m)?)?;
+    m.add_function(wrap_pyfunction!(trace_stats, m)?)?;
     Ok(())
 }

@@ -23,6 +23,7 @@ pub mod lines;
 pub mod mqsim;
 pub mod msr;
 pub mod spc;
+pub mod stats;
 
 use crate::error::{Error, Result};
 use lines::Lines;

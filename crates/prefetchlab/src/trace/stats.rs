@@ -1,0 +1,137 @@
+//! What a trace holds (`prefetchlab trace stats`): records, reads and
+//! writes, bytes, footprint, streams, time span, request sizes and how
+//! sequential it is — read in one streaming pass.
+//!
+//! Sequentiality, per stream (ASU / device / volume): a request is
+//! *strictly* sequential when it starts where the stream's previous request
+//! ended, and *interleaved* sequential when it starts where any of the
+//! stream's last 8 requests ended (several sequential readers interleaved,
+//! the `seq_*_any8` of the shared traces' PROVENANCE files).
+
+use super::{open, Format, Op, Record};
+use crate::error::Result;
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+
+/// The requests a trace holds, counted.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TraceStats {
+    pub format: Format,
+    pub records: u64,
+    pub reads: u64,
+    pub writes: u64,
+    pub read_bytes: u64,
+    pub write_bytes: u64,
+    /// Distinct blocks of `block_bytes` touched (a stream's blocks are its
+    /// own: ASUs and devices are separate address spaces).
+    pub footprint_blocks: u64,
+    pub block_bytes: u64,
+    pub streams: u64,
+    /// Last arrival less the first, s.
+    pub span_s: f64,
+    pub sequential_fraction: f64,
+    pub interleaved_sequential_fraction: f64,
+    /// (largest size in the bucket, bytes; requests): sizes by powers of two.
+    pub sizes: Vec<(u64, u64)>,
+}
+
+const RECENT: usize = 8;
+
+/// One pass over `path`; `progress` hears the records read so far now and
+/// then (every batch).
+pub fn stats(
+    path: &Path,
+    format: Option<Format>,
+    block_bytes: u64,
+    progress: &mut dyn FnMut(u64),
+) -> Result<TraceStats> {
+    let block = block_bytes.max(1);
+    let mut src = open(path, format)?;
+    let mut batch: Vec<Record> = Vec::with_capacity(1 << 14);
+    let (mut records, mut reads, mut read_bytes, mut write_bytes) = (0u64, 0u64, 0u64, 0u64);
+    let (mut strict, mut any) = (0u64, 0u64);
+    let mut t_first: Option<u64> = None;
+    let mut t_last = 0u64;
+    let mut footprint: HashSet<(u32, u64)> = HashSet::new();
+    // per stream: the ends of its last RECENT requests, the newest at [0]
+    let mut recent: HashMap<u32, [u64; RECENT]> = HashMap::new();
+    let mut sizes = [0u64; 65];
+    loop {
+        batch.clear();
+        if src.next_batch(&mut batch, 1 << 14)? == 0 {
+            break;
+        }
+        for r in &batch {
+            records += 1;
+            match r.op {
+                Op::Read => {
+                    reads += 1;
+                    read_bytes += r.size_bytes;
+                }
+                Op::Write => write_bytes += r.size_bytes,
+            }
+            t_first.get_or_insert(r.time_ns);
+            t_last = t_last.max(r.time_ns);
+            let end = r.offset_bytes.saturating_add(r.size_bytes);
+            let (b0, b1) = (r.offset_bytes / block, end.saturating_sub(1) / block);
+            for b in b0..=b1.max(b0) {
+                footprint.insert((r.stream, b));
+            }
+            let ends = recent.entry(r.stream).or_insert([u64::MAX; RECENT]);
+            strict += (ends[0] == r.offset_bytes) as u64;
+            any += ends.contains(&r.offset_bytes) as u64;
+            ends.copy_within(0..RECENT - 1, 1);
+            ends[0] = end;
+            sizes[(64 - r.size_bytes.saturating_sub(1).leading_zeros()) as usize] += 1;
+        }
+        progress(records);
+    }
+    let frac = |n: u64| if records == 0 { 0.0 } else { n as f64 / records as f64 };
+    Ok(TraceStats {
+        format: src.format(),
+        records,
+        reads,
+        writes: records - reads,
+        read_bytes,
+        write_bytes,
+        footprint_blocks: footprint.len() as u64,
+        block_bytes: block,
+        streams: recent.len() as u64,
+        span_s: t_first.map_or(0.0, |t0| (t_last - t0) as f64 / 1e9),
+        sequential_fraction: frac(strict),
+        interleaved_sequential_fraction: frac(any),
+        sizes: sizes
+            .iter()
+            .enumerate()
+            .filter(|(_, &n)| n > 0)
+            .map(|(k, &n)| (if k == 64 { u64::MAX } else { 1u64 << k }, n))
+            .collect(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::tests::write_tmp;
+
+    #[test]
+    fn counts_a_small_spc_trace() {
+        // stream 0: 0..4096, 4096..8192 (strict), stream 1: 0..512, then
+        // stream 0 again at 0 (the end of none of its last requests), and at
+        // 4096 (the end of its request before last: interleaved only)
+        let p = write_tmp(
+            "s.spc",
+            b"0,0,4096,r,0\n0,8,4096,r,1\n1,0,512,w,2\n0,0,1024,r,3\n0,16,512,r,4\n0,8,512,r,5\n",
+        );
+        let s = stats(&p, None, 4096, &mut |_| {}).unwrap();
+        assert_eq!((s.format, s.records, s.reads, s.writes), (Format::Spc, 6, 5, 1));
+        assert_eq!((s.read_bytes, s.write_bytes), (4096 + 4096 + 1024 + 512 + 512, 512));
+        assert_eq!((s.streams, s.footprint_blocks), (2, 4)); // stream 0: blocks 0, 1, 2; stream 1: block 0
+        assert_eq!(s.span_s, 5.0);
+        // strict: #2 only (at 4096, where #1 ended)
+        assert_eq!(s.sequential_fraction, 1.0 / 6.0);
+        // any of the stream's last 8: #2, #5 (8192, where #2 ended), #6 (4096, where #1 ended)
+        assert_eq!(s.interleaved_sequential_fraction, 3.0 / 6.0);
+        assert_eq!(s.sizes, vec![(512, 3), (1024, 1), (4096, 2)]);
+    }
+}

@@ -1,0 +1,126 @@
+"""The ``trace`` subcommands: ``trace stats FILE [--format F] [--json]``.
+
+``register(subparsers)`` adds them to the ``prefetchlab`` parser (python/prefetchlab/cli.py);
+each sets ``func`` to a handler returning an exit code. The reading is the engine's
+(``crates/prefetchlab/src/trace``); a malformed record is a
+:class:`prefetchlab.PrefetchlabError` naming the file, line and field, which the CLI prints
+as one line with exit code 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from prefetchlab._engine import PrefetchlabError, __version__, trace_stats
+
+#: The formats ``--format`` names (``auto``: told from the first lines).
+FORMATS = ("auto", "spc", "msr", "disksim", "mqsim", "fiu", "arc")
+#: A progress line appears once reading has taken this long (a terminal only).
+PROGRESS_DELAY_S = 1.0
+
+
+class _RecordCounter:
+    """Records read so far, as a tqdm counter on stderr (imported only once shown)."""
+
+    def __init__(self) -> None:
+        self._start = time.time()
+        self._bar: Any = None
+
+    def __call__(self, records: int) -> None:
+        if self._bar is None:
+            if time.time() - self._start < PROGRESS_DELAY_S:
+                return
+            from tqdm import tqdm
+
+            self._bar = tqdm(unit=" records", unit_scale=True, file=sys.stderr, leave=False, mininterval=0.2)
+            self._bar.start_t = self._start
+        self._bar.update(records - self._bar.n)
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
+
+
+def _size(n: int) -> str:
+    for unit, k in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= k and n % k == 0:
+            return f"{n // k} {unit}"
+    return f"{n} B"
+
+
+def cmd_stats(args: argparse.Namespace) -> int:
+    from prefetchlab._table import render
+
+    path = Path(args.file)
+    if not path.is_file():
+        raise PrefetchlabError(f"{path}: no such trace file")
+    counter = _RecordCounter() if not args.quiet and sys.stderr.isatty() else None
+    try:
+        s = trace_stats(str(path), None if args.format == "auto" else args.format, 4096, counter)
+    finally:
+        if counter is not None:
+            counter.close()
+    if args.json:
+        print(json.dumps({**s, "sizes": [{"up_to_bytes": b, "requests": n} for b, n in s["sizes"]]}))
+        return 0
+    records = max(1, s["records"])
+    rows = [
+        ["format", s["format"], ""],
+        ["records", f"{s['records']:,}", ""],
+        ["reads", f"{s['reads']:,}", f"{100 * s['reads'] / records:.2f} %"],
+        ["writes", f"{s['writes']:,}", f"{100 * s['writes'] / records:.2f} %"],
+        ["bytes read", f"{s['read_bytes']:,}", "B"],
+        ["bytes written", f"{s['write_bytes']:,}", "B"],
+        [
+            "footprint",
+            f"{s['footprint_blocks']:,}",
+            f"4 KiB blocks ({s['footprint_blocks'] * 4096 / 2**20:,.1f} MiB)",
+        ],
+        ["streams", f"{s['streams']:,}", "ASU / device / volume"],
+        ["time span", f"{s['span_s']:.3f}", "s"],
+        ["sequential (strict)", f"{s['sequential_fraction']:.4f}", "of requests"],
+        ["sequential (any of last 8)", f"{s['interleaved_sequential_fraction']:.4f}", "of requests"],
+    ]
+    print(f"prefetchlab {__version__} — trace stats {path}")
+    print(render(["figure", "value", "unit"], rows, align="lrl"))
+    print()
+    print("request sizes")
+    print(
+        render(
+            ["up to", "requests", "share"],
+            [[_size(b), f"{n:,}", f"{100 * n / records:.2f} %"] for b, n in s["sizes"]],
+            align="rrr",
+        )
+    )
+    return 0
+
+
+def register(subparsers: Any) -> None:
+    """Adds ``trace stats`` to the CLI's subparsers."""
+    t = subparsers.add_parser("trace", help="block traces: what a trace file holds")
+    ts = t.add_subparsers(dest="trace_command", metavar="{stats}", required=True, parser_class=type(t))
+    s = ts.add_parser(
+        "stats",
+        help="records, reads / writes, footprint, request sizes and sequentiality of a trace",
+        description="Reads a block trace once (gzip-compressed or not) and prints what it holds.",
+    )
+    s.add_argument("file", metavar="FILE", help="the trace file")
+    s.add_argument(
+        "--format", choices=FORMATS, default="auto", help="the trace format (default: told from the content)"
+    )
+    s.add_argument(
+        "--json",
+        action="store_true",
+        help='print {"records","reads","writes","footprint_blocks","span_s","sequential_fraction",…}',
+    )
+    s.add_argument(
+        "--quiet",
+        action="store_true",
+        help="no progress line (shown on a terminal when reading takes over a second)",
+    )
+    s.set_defaults(func=cmd_stats)

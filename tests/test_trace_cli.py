@@ -1,0 +1,68 @@
+"""``prefetchlab trace stats`` through the command line: the figures of a real sample,
+gzip read the same, and each bad input one clear line (exit 2)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+from .helpers import assert_one_line_error, run_cli
+
+
+def _stats(*args: str | Path) -> dict[str, object]:
+    proc = run_cli("trace", "stats", *args, "--json")
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout)
+    assert isinstance(result, dict)
+    return result
+
+
+def test_msr_sample_figures_match_its_provenance(traces: Path) -> None:
+    # PROVENANCE.md: 1,000 records, 50.8 % reads, 6,108,672 / 3,580,928 bytes read / written
+    s = _stats(traces / "msr-sample" / "msr-cambridge1-sample.csv")
+    assert s["format"] == "msr"
+    assert (s["records"], s["reads"], s["writes"]) == (1000, 508, 492)
+    assert (s["read_bytes"], s["write_bytes"]) == (6_108_672, 3_580_928)
+    sizes = s["sizes"]
+    assert isinstance(sizes, list)
+    assert sum(b["requests"] for b in sizes) == 1000
+
+
+def test_gzip_copy_gives_the_same_figures(traces: Path, tmp_path: Path) -> None:
+    src = traces / "fiu-mail-excerpt" / "smalltrace.csv"
+    packed = tmp_path / "mail.trace"  # no .gz: told by its magic bytes
+    packed.write_bytes(gzip.compress(src.read_bytes()))
+    assert _stats(packed) == _stats(src)
+    assert _stats(src)["records"] == 10_000
+
+
+def test_integer_times_need_the_format(traces: Path) -> None:
+    tpcc = traces / "tpcc" / "tpcc-small.trace"
+    assert_one_line_error(
+        run_cli("trace", "stats", tpcc), "tpcc-small.trace", "disksim, mqsim", "give the format"
+    )
+    assert _stats(tpcc, "--format", "mqsim")["records"] == 6999
+
+
+def test_bad_inputs_are_one_line_each(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.spc"
+    bad.write_text("0,1,512,r,0\n0,1,512,r,zero\n")
+    assert_one_line_error(
+        run_cli("trace", "stats", bad, "--format", "spc"), "bad.spc:2:", "field 5 (Timestamp)"
+    )
+    empty = tmp_path / "empty.trace"
+    empty.write_text("")
+    assert_one_line_error(run_cli("trace", "stats", empty), "empty.trace", "empty trace")
+    garbage = tmp_path / "garbage.trace"
+    garbage.write_bytes(bytes(range(256)) * 4)
+    assert_one_line_error(run_cli("trace", "stats", garbage, "--format", "arc"), "garbage.trace")
+    cut = tmp_path / "cut.spc"
+    packed = gzip.compress(b"".join(b"0,%d,512,r,%d\n" % (i * 7919 % 100003, i) for i in range(5000)))
+    cut.write_bytes(packed[: len(packed) // 2])
+    assert_one_line_error(run_cli("trace", "stats", cut), "cut.spc", "truncated or corrupt")
+    assert_one_line_error(
+        run_cli("trace", "stats", tmp_path / "none.trace"), "none.trace", "no such trace file"
+    )
+    proc = run_cli("trace", "stats", bad, "--format", "blk")
+    assert proc.returncode == 2 and "invalid choice" in proc.stderr
