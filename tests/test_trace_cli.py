@@ -66,3 +66,32 @@ def test_bad_inputs_are_one_line_each(tmp_path: Path) -> None:
     )
     proc = run_cli("trace", "stats", bad, "--format", "blk")
     assert proc.returncode == 2 and "invalid choice" in proc.stderr
+
+
+BLKPARSE = """\
+  8,16   1     1272     0.012300000  4123  Q   R 123456 + 256 [iozone]
+  8,16   1     1273     0.012345678  4123  D   R 123456 + 256 [iozone]
+  8,16   1     1274     0.013000000  4123  Q   W 9000 + 8 [iozone]
+  8,16   0     1275     0.013000001     0  C   R 123456 + 256 [0]
+  8,16   1     1276     0.020000000  4123  D   W 9000 + 8 [iozone]
+CPU1 (8,16):
+"""
+
+
+def test_blkparse_takes_d_events_or_q_events(tmp_path: Path) -> None:
+    trace = tmp_path / "sdb.blkparse"
+    trace.write_text(BLKPARSE)
+    d = _stats(trace)
+    assert (d["format"], d["records"], d["reads"], d["writes"]) == ("blkparse", 2, 1, 1)
+    assert d["span_s"] == 0.007654322  # 0.020000000 - 0.012345678, read digit by digit
+    q = _stats(trace, "--blk-event", "Q")
+    assert q["span_s"] == 0.0007
+
+
+def test_fio_v3_iolog(tmp_path: Path) -> None:
+    log = tmp_path / "job.log"
+    log.write_text(
+        "fio version 3 iolog\n0 /dev/sdb add\n1 /dev/sdb open\n1520 /dev/sdb read 1048576 131072\n"
+    )
+    s = _stats(log)
+    assert (s["format"], s["records"], s["read_bytes"]) == ("fio", 1, 131072)

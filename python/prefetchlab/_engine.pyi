@@ -78,4 +78,5 @@ def trace_stats(
     format: str | None = ...,
     block_bytes: int = ...,
     progress: Callable[[int], object] | None = ...,
+    blk_event: str = ...,
 ) -> dict[str, Any]: ...

@@ -19,7 +19,7 @@ from typing import Any
 from prefetchlab._engine import PrefetchlabError, __version__, trace_stats
 
 #: The formats ``--format`` names (``auto``: told from the first lines).
-FORMATS = ("auto", "spc", "msr", "disksim", "mqsim", "fiu", "arc")
+FORMATS = ("auto", "spc", "msr", "disksim", "mqsim", "fiu", "arc", "blkparse", "fio")
 #: A progress line appears once reading has taken this long (a terminal only).
 PROGRESS_DELAY_S = 1.0
 
@@ -61,7 +61,9 @@ def cmd_stats(args: argparse.Namespace) -> int:
         raise PrefetchlabError(f"{path}: no such trace file")
     counter = _RecordCounter() if not args.quiet and sys.stderr.isatty() else None
     try:
-        s = trace_stats(str(path), None if args.format == "auto" else args.format, 4096, counter)
+        s = trace_stats(
+            str(path), None if args.format == "auto" else args.format, 4096, counter, args.blk_event
+        )
     finally:
         if counter is not None:
             counter.close()
@@ -112,6 +114,12 @@ def register(subparsers: Any) -> None:
     s.add_argument("file", metavar="FILE", help="the trace file")
     s.add_argument(
         "--format", choices=FORMATS, default="auto", help="the trace format (default: told from the content)"
+    )
+    s.add_argument(
+        "--blk-event",
+        choices=("D", "Q"),
+        default="D",
+        help="blkparse: the event taken as requests, D (issued to the device) or Q (queued)",
     )
     s.add_argument(
         "--json",

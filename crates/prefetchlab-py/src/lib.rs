@@ -172,15 +172,17 @@ fn validate_disk<'py>(
 /// `progress(records)` is called after each batch (from the engine's
 /// thread, with the GIL).
 #[pyfunction]
-#[pyo3(signature = (path, format=None, block_bytes=4096, progress=None))]
+#[pyo3(signature = (path, format=None, block_bytes=4096, progress=None, blk_event="D"))]
 fn trace_stats<'py>(
     py: Python<'py>,
     path: &str,
     format: Option<&str>,
     block_bytes: u64,
     progress: Option<Bound<'py, PyAny>>,
+    blk_event: &str,
 ) -> PyResult<Bound<'py, PyDict>> {
-    use prefetchlab::trace::{stats::stats, Format};
+    use prefetchlab::trace::{stats::stats, Format, ReadOptions};
+    let opts = guarded(|| ReadOptions::with_blk_event(blk_event))?;
     let format = match format {
         None | Some("auto") => None,
         Some(name) => Some(guarded(|| Format::from_name(name))?),
@@ -193,7 +195,7 @@ fn trace_stats<'py>(
             }
         }
     };
-    let s = guarded(|| stats(Path::new(path), format, block_bytes, &mut report))?;
+    let s = guarded(|| stats(Path::new(path), format, &opts, block_bytes, &mut report))?;
     if let Some(e) = callback_error {
         return Err(e);
     }

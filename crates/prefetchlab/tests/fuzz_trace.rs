@@ -12,7 +12,9 @@ mod fuzz;
 use prefetchlab::trace::{open, Format, Record};
 use std::io::Write;
 
-const MADE_UP: [(Format, &str); 6] = [
+const MADE_UP: [(Format, &str); 8] = [
+    (Format::Blkparse, "  8,16   1     1272     0.012300000  4123  Q   R 123456 + 256 [iozone]\n  8,16   1     1273     0.012345678  4123  D   R 123456 + 256 [iozone]\n  8,16   1     1275     0.020000000  4123  D  WS 123712 + 8 [iozone]\nCPU1 (8,16):\n"),
+    (Format::Fio, "fio version 3 iolog\n0 /dev/sdb add\n1 /dev/sdb open\n1520 /dev/sdb read 1048576 131072\n1600 /dev/sdb write 0 4096\n99000 /dev/sdb close\n"),
     (Format::Fiu, "\t0\t1\t2\t3\t4\t5\t6\t7\t8\n0\t89966811921625\t4257\tnfsd\t488846200\t8\tW\t6\t0\t2c47\n"),
     (Format::Arc, "110765 64 0 0\n110888 1 0 1\n110829 59 0 2\n"),
     (Format::Spc, "0,303567,3584,w,0.000000\n1,5,512,R,0.5\n0,303574,4096,r,1.25\n"),

@@ -12,12 +12,15 @@
 //! Formats here: [`spc`] (`ASU,LBA,size,op,timestamp`), [`msr`] (MSR
 //! Cambridge csv), [`disksim`] (DiskSim ascii), [`mqsim`] (MQSim ascii, the
 //! form of the shared WebSearch and TPC-C excerpts), [`fiu`] (FIU's
-//! blkparse-derived lines), [`arc`] (the ARC paper's `.lis`). A gzip-compressed file
+//! blkparse-derived lines), [`arc`] (the ARC paper's `.lis`), [`blkparse`]
+//! (blkparse's default text, D or Q events), [`fio`] (fio iolog v2, v3). A gzip-compressed file
 //! (by its magic bytes, whatever its name) is read through a streaming
 //! decoder.
 
 pub mod arc;
+pub mod blkparse;
 pub mod disksim;
+pub mod fio;
 pub mod fiu;
 pub mod lines;
 pub mod mqsim;
@@ -58,11 +61,21 @@ pub enum Format {
     Mqsim,
     Fiu,
     Arc,
+    Blkparse,
+    Fio,
 }
 
 impl Format {
-    pub const ALL: [Format; 6] =
-        [Format::Spc, Format::Msr, Format::Disksim, Format::Mqsim, Format::Fiu, Format::Arc];
+    pub const ALL: [Format; 8] = [
+        Format::Spc,
+        Format::Msr,
+        Format::Disksim,
+        Format::Mqsim,
+        Format::Fiu,
+        Format::Arc,
+        Format::Blkparse,
+        Format::Fio,
+    ];
 
     /// The name a configuration or `--format` gives.
     pub fn name(self) -> &'static str {
@@ -73,6 +86,8 @@ impl Format {
             Format::Mqsim => "mqsim",
             Format::Fiu => "fiu",
             Format::Arc => "arc",
+            Format::Blkparse => "blkparse",
+            Format::Fio => "fio",
         }
     }
 
@@ -133,9 +148,39 @@ impl<F: LineFormat> RecordSource for LineSource<F> {
     }
 }
 
+/// How a reader takes what its format leaves open.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadOptions {
+    /// blkparse: the event taken as the requests, `"D"` (issued to the
+    /// device, the default) or `"Q"` (queued by the application).
+    pub blk_event: &'static str,
+}
+
+impl Default for ReadOptions {
+    fn default() -> Self {
+        ReadOptions { blk_event: "D" }
+    }
+}
+
+impl ReadOptions {
+    /// The options with blkparse's event named `event` (`D` or `Q`).
+    pub fn with_blk_event(event: &str) -> Result<ReadOptions> {
+        match event {
+            "D" | "d" => Ok(ReadOptions { blk_event: "D" }),
+            "Q" | "q" => Ok(ReadOptions { blk_event: "Q" }),
+            other => Err(Error::config("workload.blk_event", format!("expected D or Q, found `{other}`"))),
+        }
+    }
+}
+
 /// Opens `path` as a trace of `format`, or of the format its first lines
 /// show when `format` is `None` (an error when they could be two formats).
 pub fn open(path: &Path, format: Option<Format>) -> Result<Box<dyn RecordSource>> {
+    open_with(path, format, &ReadOptions::default())
+}
+
+/// [`open`] with `opts`.
+pub fn open_with(path: &Path, format: Option<Format>, opts: &ReadOptions) -> Result<Box<dyn RecordSource>> {
     let format = match format {
         Some(f) => f,
         None => detect(path)?,
@@ -148,16 +193,21 @@ pub fn open(path: &Path, format: Option<Format>) -> Result<Box<dyn RecordSource>
         Format::Mqsim => Box::new(LineSource { lines, fmt: mqsim::Mqsim::default() }),
         Format::Fiu => Box::new(LineSource { lines, fmt: fiu::Fiu::default() }),
         Format::Arc => Box::new(LineSource { lines, fmt: arc::Arc }),
+        Format::Blkparse => {
+            Box::new(LineSource { lines, fmt: blkparse::Blkparse::with_event(opts.blk_event) })
+        }
+        Format::Fio => Box::new(LineSource { lines, fmt: fio::Fio::default() }),
     })
 }
 
-/// The format of `path`, from its first two non-empty lines: the formats
-/// whose reader takes both and finds a record in them. One must, and only
-/// one.
+/// The format of `path`, from its first non-empty lines (up to 16): the
+/// formats whose reader takes them all and finds a record among them (a
+/// header, or blkparse's events other than the requests, are not records).
+/// One must, and only one.
 pub fn detect(path: &Path) -> Result<Format> {
     let mut lines = Lines::open(path)?;
     let mut first = Vec::new();
-    while first.len() < 2 {
+    while first.len() < 16 {
         match lines.next_line()? {
             Some(l) if l.trim().is_empty() => continue,
             Some(l) => first.push(l.to_string()),
@@ -188,6 +238,8 @@ pub fn detect(path: &Path) -> Result<Format> {
             Format::Mqsim => reads(mqsim::Mqsim::default(), &first),
             Format::Fiu => reads(fiu::Fiu::default(), &first),
             Format::Arc => reads(arc::Arc, &first),
+            Format::Blkparse => reads(blkparse::Blkparse::default(), &first),
+            Format::Fio => reads(fio::Fio::default(), &first),
         })
         .collect();
     match fits.as_slice() {
@@ -285,6 +337,10 @@ mod tests {
         assert_eq!(detect(&msr).unwrap(), Format::Msr);
         let ds = write_tmp("a.trace", b"7961.833 0 20228336 8 0\n");
         assert_eq!(detect(&ds).unwrap(), Format::Disksim);
+        let blk = write_tmp("a.blk", b"  8,0 1 1 0.000000001 7 Q R 8 + 8 [dd]\n  8,0 1 2 0.000000002 7 G R 8 + 8 [dd]\n  8,0 1 3 0.000001 7 D R 8 + 8 [dd]\n");
+        assert_eq!(detect(&blk).unwrap(), Format::Blkparse);
+        let fio = write_tmp("a.log", b"fio version 2 iolog\n/f add\n/f open\n/f read 0 4096\n");
+        assert_eq!(detect(&fio).unwrap(), Format::Fio);
         // integer times: DiskSim (ms) or MQSim (ns) — the user must say
         let both = write_tmp("b.trace", b"11413000 0 657728 16 1\n");
         let e = detect(&both).unwrap_err().to_string();

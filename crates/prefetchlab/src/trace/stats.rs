@@ -8,7 +8,7 @@
 //! stream's last 8 requests ended (several sequential readers interleaved,
 //! the `seq_*_any8` of the shared traces' PROVENANCE files).
 
-use super::{open, Format, Op, Record};
+use super::{open_with, Format, Op, ReadOptions, Record};
 use crate::error::Result;
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
@@ -42,11 +42,12 @@ const RECENT: usize = 8;
 pub fn stats(
     path: &Path,
     format: Option<Format>,
+    opts: &ReadOptions,
     block_bytes: u64,
     progress: &mut dyn FnMut(u64),
 ) -> Result<TraceStats> {
     let block = block_bytes.max(1);
-    let mut src = open(path, format)?;
+    let mut src = open_with(path, format, opts)?;
     let mut batch: Vec<Record> = Vec::with_capacity(1 << 14);
     let (mut records, mut reads, mut read_bytes, mut write_bytes) = (0u64, 0u64, 0u64, 0u64);
     let (mut strict, mut any) = (0u64, 0u64);
@@ -123,7 +124,7 @@ mod tests {
             "s.spc",
             b"0,0,4096,r,0\n0,8,4096,r,1\n1,0,512,w,2\n0,0,1024,r,3\n0,16,512,r,4\n0,8,512,r,5\n",
         );
-        let s = stats(&p, None, 4096, &mut |_| {}).unwrap();
+        let s = stats(&p, None, &ReadOptions::default(), 4096, &mut |_| {}).unwrap();
         assert_eq!((s.format, s.records, s.reads, s.writes), (Format::Spc, 6, 5, 1));
         assert_eq!((s.read_bytes, s.write_bytes), (4096 + 4096 + 1024 + 512 + 512, 512));
         assert_eq!((s.streams, s.footprint_blocks), (2, 4)); // stream 0: blocks 0, 1, 2; stream 1: block 0
