@@ -95,3 +95,10 @@ def test_fio_v3_iolog(tmp_path: Path) -> None:
     )
     s = _stats(log)
     assert (s["format"], s["records"], s["read_bytes"]) == ("fio", 1, 131072)
+
+
+def test_vscsi_binary_sample(traces: Path) -> None:
+    # PROVENANCE.md: 113,872 requests, 41.25 % reads, 1,797,412,352 / 2,408,565,760 bytes
+    s = _stats(traces / "cloudphysics" / "cloudPhysicsIO.vscsi")
+    assert (s["format"], s["records"], s["reads"]) == ("vscsi", 113_872, 46_974)
+    assert (s["read_bytes"], s["write_bytes"]) == (1_797_412_352, 2_408_565_760)

@@ -19,7 +19,7 @@ from typing import Any
 from prefetchlab._engine import PrefetchlabError, __version__, trace_stats
 
 #: The formats ``--format`` names (``auto``: told from the first lines).
-FORMATS = ("auto", "spc", "msr", "disksim", "mqsim", "fiu", "arc", "blkparse", "fio")
+FORMATS = ("auto", "spc", "msr", "disksim", "mqsim", "fiu", "arc", "blkparse", "fio", "vscsi")
 #: A progress line appears once reading has taken this long (a terminal only).
 PROGRESS_DELAY_S = 1.0
 

@@ -100,3 +100,57 @@ fn mutated_traces_read_or_fail_cleanly() {
     );
     std::fs::remove_file(&path).ok();
 }
+
+/// vSCSI's binary records: the first records of the shared sample (or two
+/// made-up ones) with bytes flipped, records cut short and junk appended,
+/// read with the format given and detected.
+#[test]
+fn mutated_vscsi_records_read_or_fail_cleanly() {
+    let dir = fuzz::shared_dir("traces");
+    let mut base = std::fs::read(dir.join("cloudphysics/cloudPhysicsIO.vscsi")).unwrap_or_default();
+    base.truncate(32 * 64);
+    if base.is_empty() {
+        for (cmd, ts) in [(0x28u16, 10u64), (0x2a, 20)] {
+            base.extend_from_slice(&[1, 0, 0, 0, 0, 2, 0, 0, 1, 0, 0, 0]);
+            base.extend_from_slice(&cmd.to_le_bytes());
+            base.extend_from_slice(&0x0100u16.to_le_bytes());
+            base.extend_from_slice(&8u64.to_le_bytes());
+            base.extend_from_slice(&ts.to_le_bytes());
+        }
+    }
+    let path = std::env::temp_dir().join(format!("prefetchlab-fuzz-vscsi-{}.bin", std::process::id()));
+    fuzz::run(
+        "trace_vscsi",
+        200,
+        |g| {
+            let mut b = base.clone();
+            for _ in 0..1 + g.below(6) {
+                let i = g.below(b.len().max(1));
+                if let Some(x) = b.get_mut(i) {
+                    *x = g.u64() as u8;
+                }
+            }
+            if g.chance(30) {
+                b.truncate(g.below(b.len() + 1));
+            }
+            if g.chance(10) {
+                b.extend((0..g.below(40)).map(|_| g.u64() as u8));
+            }
+            (b, g.chance(50))
+        },
+        |(bytes, given)| {
+            std::fs::write(&path, bytes).map_err(|e| e.to_string())?;
+            let read = || -> prefetchlab::Result<usize> {
+                let mut src = open(&path, given.then_some(Format::Vscsi))?;
+                let mut out = Vec::new();
+                while src.next_batch(&mut out, 5)? > 0 {}
+                Ok(out.len())
+            };
+            match read() {
+                Ok(_) => Ok(()),
+                Err(e) => fuzz::one_line(&e.to_string()),
+            }
+        },
+    );
+    std::fs::remove_file(&path).ok();
+}

@@ -17,7 +17,8 @@ fn read_all(path: &Path, format: Option<Format>) -> Vec<Record> {
 
 /// (folder/file, format, detected from content?, records, reads, read bytes, written bytes;
 /// 0 / 0 where PROVENANCE.md gives no byte totals for the file)
-const SAMPLES: [(&str, Format, bool, usize, usize, u64, u64); 6] = [
+const SAMPLES: [(&str, Format, bool, usize, usize, u64, u64); 7] = [
+    ("cloudphysics/cloudPhysicsIO.vscsi", Format::Vscsi, true, 113_872, 46_974, 1_797_412_352, 2_408_565_760),
     ("fiu-mail-excerpt/smalltrace.csv", Format::Fiu, true, 10_000, 8_905, 36_474_880, 4_485_120),
     ("arc-p6/P6.lis", Format::Arc, true, 519_711, 519_711, 6_488_126_976, 0),
     ("msr-sample/msr-cambridge1-sample.csv", Format::Msr, true, 1_000, 508, 6_108_672, 3_580_928),

@@ -16,18 +16,24 @@ pub struct Lines {
 
 const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
 
+/// The bytes of `path`, through a gzip decoder when it starts with gzip's
+/// magic bytes.
+pub fn open_bytes(path: &Path) -> Result<Box<dyn BufRead>> {
+    let name = path.display().to_string();
+    let io = |e: std::io::Error| Error::input(name.clone(), 0, format!("cannot read the trace: {e}"));
+    let mut file = BufReader::with_capacity(1 << 16, File::open(path).map_err(io)?);
+    let gz = file.fill_buf().map_err(io)?.starts_with(&GZIP_MAGIC);
+    Ok(if gz {
+        Box::new(BufReader::with_capacity(1 << 16, flate2::bufread::MultiGzDecoder::new(file)))
+    } else {
+        Box::new(file)
+    })
+}
+
 impl Lines {
     pub fn open(path: &Path) -> Result<Lines> {
-        let name = path.display().to_string();
-        let io = |e: std::io::Error| Error::input(name.clone(), 0, format!("cannot read the trace: {e}"));
-        let mut file = BufReader::with_capacity(1 << 16, File::open(path).map_err(io)?);
-        let gz = file.fill_buf().map_err(io)?.starts_with(&GZIP_MAGIC);
-        let reader: Box<dyn BufRead> = if gz {
-            Box::new(BufReader::with_capacity(1 << 16, flate2::bufread::MultiGzDecoder::new(file)))
-        } else {
-            Box::new(file)
-        };
-        Ok(Lines { reader, path: name, line_no: 0, buf: Vec::with_capacity(256) })
+        let reader = open_bytes(path)?;
+        Ok(Lines { reader, path: path.display().to_string(), line_no: 0, buf: Vec::with_capacity(256) })
     }
 
     /// The next line without its end (`None` at the end of the file).

@@ -13,7 +13,8 @@
 //! Cambridge csv), [`disksim`] (DiskSim ascii), [`mqsim`] (MQSim ascii, the
 //! form of the shared WebSearch and TPC-C excerpts), [`fiu`] (FIU's
 //! blkparse-derived lines), [`arc`] (the ARC paper's `.lis`), [`blkparse`]
-//! (blkparse's default text, D or Q events), [`fio`] (fio iolog v2, v3). A gzip-compressed file
+//! (blkparse's default text, D or Q events), [`fio`] (fio iolog v2, v3),
+//! [`vscsi`] (VMware vSCSI v1 binary records). A gzip-compressed file
 //! (by its magic bytes, whatever its name) is read through a streaming
 //! decoder.
 
@@ -27,9 +28,11 @@ pub mod mqsim;
 pub mod msr;
 pub mod spc;
 pub mod stats;
+pub mod vscsi;
 
 use crate::error::{Error, Result};
 use lines::Lines;
+use std::io::Read;
 use std::path::Path;
 
 /// A request's direction.
@@ -63,10 +66,11 @@ pub enum Format {
     Arc,
     Blkparse,
     Fio,
+    Vscsi,
 }
 
 impl Format {
-    pub const ALL: [Format; 8] = [
+    pub const ALL: [Format; 9] = [
         Format::Spc,
         Format::Msr,
         Format::Disksim,
@@ -75,6 +79,7 @@ impl Format {
         Format::Arc,
         Format::Blkparse,
         Format::Fio,
+        Format::Vscsi,
     ];
 
     /// The name a configuration or `--format` gives.
@@ -88,6 +93,7 @@ impl Format {
             Format::Arc => "arc",
             Format::Blkparse => "blkparse",
             Format::Fio => "fio",
+            Format::Vscsi => "vscsi",
         }
     }
 
@@ -185,6 +191,9 @@ pub fn open_with(path: &Path, format: Option<Format>, opts: &ReadOptions) -> Res
         Some(f) => f,
         None => detect(path)?,
     };
+    if format == Format::Vscsi {
+        return Ok(Box::new(vscsi::Vscsi::new(lines::open_bytes(path)?, path.display().to_string())));
+    }
     let lines = Lines::open(path)?;
     Ok(match format {
         Format::Spc => Box::new(LineSource { lines, fmt: spc::Spc }),
@@ -197,6 +206,7 @@ pub fn open_with(path: &Path, format: Option<Format>, opts: &ReadOptions) -> Res
             Box::new(LineSource { lines, fmt: blkparse::Blkparse::with_event(opts.blk_event) })
         }
         Format::Fio => Box::new(LineSource { lines, fmt: fio::Fio::default() }),
+        Format::Vscsi => unreachable!("read above"),
     })
 }
 
@@ -205,6 +215,14 @@ pub fn open_with(path: &Path, format: Option<Format>, opts: &ReadOptions) -> Res
 /// header, or blkparse's events other than the requests, are not records).
 /// One must, and only one.
 pub fn detect(path: &Path) -> Result<Format> {
+    // a binary format first, by its first record
+    let mut head = Vec::with_capacity(vscsi::RECORD_BYTES);
+    std::io::Read::take(lines::open_bytes(path)?, vscsi::RECORD_BYTES as u64)
+        .read_to_end(&mut head)
+        .map_err(|e| Error::input(path.display().to_string(), 0, format!("cannot read the trace: {e}")))?;
+    if vscsi::looks_like(&head) {
+        return Ok(Format::Vscsi);
+    }
     let mut lines = Lines::open(path)?;
     let mut first = Vec::new();
     while first.len() < 16 {
@@ -240,6 +258,7 @@ pub fn detect(path: &Path) -> Result<Format> {
             Format::Arc => reads(arc::Arc, &first),
             Format::Blkparse => reads(blkparse::Blkparse::default(), &first),
             Format::Fio => reads(fio::Fio::default(), &first),
+            Format::Vscsi => false,
         })
         .collect();
     match fits.as_slice() {
