@@ -102,3 +102,14 @@ def test_vscsi_binary_sample(traces: Path) -> None:
     s = _stats(traces / "cloudphysics" / "cloudPhysicsIO.vscsi")
     assert (s["format"], s["records"], s["reads"]) == ("vscsi", 113_872, 46_974)
     assert (s["read_bytes"], s["write_bytes"]) == (1_797_412_352, 2_408_565_760)
+
+
+def test_skip_bad_counts_what_it_skips(tmp_path: Path) -> None:
+    bad = tmp_path / "two-bad.spc"
+    bad.write_text("0,0,4096,r,0\n0,x,1,r,1\n0,8,4096,r,2\n0,8,-1,r,3\n0,16,512,r,4\n")
+    s = _stats(bad, "--format", "spc", "--skip-bad", "2")
+    assert (s["records"], s["skipped_records"]) == (3, 2)
+    proc = run_cli("trace", "stats", bad, "--format", "spc", "--skip-bad", "1")
+    assert_one_line_error(proc, "two-bad.spc:4:", "after 1 bad records skipped")
+    proc = run_cli("trace", "stats", bad, "--skip-bad", "-3")
+    assert proc.returncode == 2 and "expected a whole number" in proc.stderr

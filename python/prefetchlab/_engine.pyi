@@ -79,4 +79,5 @@ def trace_stats(
     block_bytes: int = ...,
     progress: Callable[[int], object] | None = ...,
     blk_event: str = ...,
+    skip_bad: int = ...,
 ) -> dict[str, Any]: ...

@@ -46,6 +46,17 @@ class _RecordCounter:
             self._bar.close()
 
 
+def _count(text: str) -> int:
+    """``--skip-bad``'s N: a whole number ≥ 0."""
+    try:
+        n = int(text)
+    except ValueError:
+        n = -1
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"expected a whole number ≥ 0, got {text!r}")
+    return n
+
+
 def _size(n: int) -> str:
     for unit, k in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
         if n >= k and n % k == 0:
@@ -62,7 +73,12 @@ def cmd_stats(args: argparse.Namespace) -> int:
     counter = _RecordCounter() if not args.quiet and sys.stderr.isatty() else None
     try:
         s = trace_stats(
-            str(path), None if args.format == "auto" else args.format, 4096, counter, args.blk_event
+            str(path),
+            None if args.format == "auto" else args.format,
+            4096,
+            counter,
+            args.blk_event,
+            args.skip_bad,
         )
     finally:
         if counter is not None:
@@ -88,6 +104,8 @@ def cmd_stats(args: argparse.Namespace) -> int:
         ["sequential (strict)", f"{s['sequential_fraction']:.4f}", "of requests"],
         ["sequential (any of last 8)", f"{s['interleaved_sequential_fraction']:.4f}", "of requests"],
     ]
+    if args.skip_bad:
+        rows.append(["bad records skipped", f"{s['skipped_records']:,}", f"of at most {args.skip_bad:,}"])
     print(f"prefetchlab {__version__} — trace stats {path}")
     print(render(["figure", "value", "unit"], rows, align="lrl"))
     print()
@@ -120,6 +138,13 @@ def register(subparsers: Any) -> None:
         choices=("D", "Q"),
         default="D",
         help="blkparse: the event taken as requests, D (issued to the device) or Q (queued)",
+    )
+    s.add_argument(
+        "--skip-bad",
+        type=_count,
+        default=0,
+        metavar="N",
+        help="skip (and count) malformed records of a text format, at most N (default 0: stop at the first)",
     )
     s.add_argument(
         "--json",

@@ -172,7 +172,7 @@ fn validate_disk<'py>(
 /// `progress(records)` is called after each batch (from the engine's
 /// thread, with the GIL).
 #[pyfunction]
-#[pyo3(signature = (path, format=None, block_bytes=4096, progress=None, blk_event="D"))]
+#[pyo3(signature = (path, format=None, block_bytes=4096, progress=None, blk_event="D", skip_bad=0))]
 fn trace_stats<'py>(
     py: Python<'py>,
     path: &str,
@@ -180,9 +180,10 @@ fn trace_stats<'py>(
     block_bytes: u64,
     progress: Option<Bound<'py, PyAny>>,
     blk_event: &str,
+    skip_bad: u64,
 ) -> PyResult<Bound<'py, PyDict>> {
     use prefetchlab::trace::{stats::stats, Format, ReadOptions};
-    let opts = guarded(|| ReadOptions::with_blk_event(blk_event))?;
+    let opts = ReadOptions { skip_bad, ..guarded(|| ReadOptions::with_blk_event(blk_event))? };
     let format = match format {
         None | Some("auto") => None,
         Some(name) => Some(guarded(|| Format::from_name(name))?),
@@ -217,6 +218,7 @@ fn trace_stats<'py>(
         sizes.append((*upto, *n))?;
     }
     d.set_item("sizes", sizes)?;
+    d.set_item("skipped_records", s.skipped_records)?;
     Ok(d)
 }
 

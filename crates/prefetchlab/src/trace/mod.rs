@@ -115,6 +115,10 @@ pub trait RecordSource {
     /// of the trace).
     fn next_batch(&mut self, out: &mut Vec<Record>, max: usize) -> Result<usize>;
     fn format(&self) -> Format;
+    /// Bad records skipped so far (see [`ReadOptions::skip_bad`]).
+    fn skipped(&self) -> u64 {
+        0
+    }
 }
 
 /// What a format's reader does with one line: a record, nothing (a
@@ -128,6 +132,15 @@ pub(crate) trait LineFormat {
 pub(crate) struct LineSource<F: LineFormat> {
     lines: Lines,
     fmt: F,
+    /// Bad records that may still be skipped (`ReadOptions::skip_bad`).
+    skip_left: u64,
+    skipped: u64,
+}
+
+impl<F: LineFormat> LineSource<F> {
+    fn new(lines: Lines, fmt: F, opts: &ReadOptions) -> Box<Self> {
+        Box::new(LineSource { lines, fmt, skip_left: opts.skip_bad, skipped: 0 })
+    }
 }
 
 impl<F: LineFormat> RecordSource for LineSource<F> {
@@ -144,6 +157,16 @@ impl<F: LineFormat> RecordSource for LineSource<F> {
                     n += 1;
                 }
                 Ok(None) => {}
+                Err(_) if self.skip_left > 0 => {
+                    self.skip_left -= 1;
+                    self.skipped += 1;
+                }
+                Err(msg) if self.skipped > 0 => {
+                    return Err(self.lines.error(format!(
+                        "{msg} (after {} bad records skipped, as many as allowed)",
+                        self.skipped
+                    )))
+                }
                 Err(msg) => return Err(self.lines.error(msg)),
             }
         }
@@ -151,6 +174,9 @@ impl<F: LineFormat> RecordSource for LineSource<F> {
     }
     fn format(&self) -> Format {
         F::FORMAT
+    }
+    fn skipped(&self) -> u64 {
+        self.skipped
     }
 }
 
@@ -160,11 +186,16 @@ pub struct ReadOptions {
     /// blkparse: the event taken as the requests, `"D"` (issued to the
     /// device, the default) or `"Q"` (queued by the application).
     pub blk_event: &'static str,
+    /// Malformed records of a text format skipped (and counted) rather
+    /// than stopping the read, at most this many (0: none). Binary records
+    /// are never skipped: one bad record there means the stream is
+    /// misaligned or corrupt.
+    pub skip_bad: u64,
 }
 
 impl Default for ReadOptions {
     fn default() -> Self {
-        ReadOptions { blk_event: "D" }
+        ReadOptions { blk_event: "D", skip_bad: 0 }
     }
 }
 
@@ -172,8 +203,8 @@ impl ReadOptions {
     /// The options with blkparse's event named `event` (`D` or `Q`).
     pub fn with_blk_event(event: &str) -> Result<ReadOptions> {
         match event {
-            "D" | "d" => Ok(ReadOptions { blk_event: "D" }),
-            "Q" | "q" => Ok(ReadOptions { blk_event: "Q" }),
+            "D" | "d" => Ok(ReadOptions { blk_event: "D", ..ReadOptions::default() }),
+            "Q" | "q" => Ok(ReadOptions { blk_event: "Q", ..ReadOptions::default() }),
             other => Err(Error::config("workload.blk_event", format!("expected D or Q, found `{other}`"))),
         }
     }
@@ -196,16 +227,14 @@ pub fn open_with(path: &Path, format: Option<Format>, opts: &ReadOptions) -> Res
     }
     let lines = Lines::open(path)?;
     Ok(match format {
-        Format::Spc => Box::new(LineSource { lines, fmt: spc::Spc }),
-        Format::Msr => Box::new(LineSource { lines, fmt: msr::Msr::default() }),
-        Format::Disksim => Box::new(LineSource { lines, fmt: disksim::Disksim }),
-        Format::Mqsim => Box::new(LineSource { lines, fmt: mqsim::Mqsim::default() }),
-        Format::Fiu => Box::new(LineSource { lines, fmt: fiu::Fiu::default() }),
-        Format::Arc => Box::new(LineSource { lines, fmt: arc::Arc }),
-        Format::Blkparse => {
-            Box::new(LineSource { lines, fmt: blkparse::Blkparse::with_event(opts.blk_event) })
-        }
-        Format::Fio => Box::new(LineSource { lines, fmt: fio::Fio::default() }),
+        Format::Spc => LineSource::new(lines, spc::Spc, opts),
+        Format::Msr => LineSource::new(lines, msr::Msr::default(), opts),
+        Format::Disksim => LineSource::new(lines, disksim::Disksim, opts),
+        Format::Mqsim => LineSource::new(lines, mqsim::Mqsim::default(), opts),
+        Format::Fiu => LineSource::new(lines, fiu::Fiu::default(), opts),
+        Format::Arc => LineSource::new(lines, arc::Arc, opts),
+        Format::Blkparse => LineSource::new(lines, blkparse::Blkparse::with_event(opts.blk_event), opts),
+        Format::Fio => LineSource::new(lines, fio::Fio::default(), opts),
         Format::Vscsi => unreachable!("read above"),
     })
 }

@@ -33,6 +33,8 @@ pub struct TraceStats {
     pub interleaved_sequential_fraction: f64,
     /// (largest size in the bucket, bytes; requests): sizes by powers of two.
     pub sizes: Vec<(u64, u64)>,
+    /// Malformed records skipped (`ReadOptions::skip_bad`).
+    pub skipped_records: u64,
 }
 
 const RECENT: usize = 8;
@@ -107,6 +109,7 @@ pub fn stats(
             .filter(|(_, &n)| n > 0)
             .map(|(k, &n)| (if k == 64 { u64::MAX } else { 1u64 << k }, n))
             .collect(),
+        skipped_records: src.skipped(),
     })
 }
 
@@ -134,5 +137,17 @@ mod tests {
         // any of the stream's last 8: #2, #5 (8192, where #2 ended), #6 (4096, where #1 ended)
         assert_eq!(s.interleaved_sequential_fraction, 3.0 / 6.0);
         assert_eq!(s.sizes, vec![(512, 3), (1024, 1), (4096, 2)]);
+        assert_eq!(s.skipped_records, 0);
+    }
+
+    #[test]
+    fn bad_records_are_skipped_up_to_the_limit() {
+        let p = write_tmp("bad.spc", b"0,0,4096,r,0\n0,x,1,r,1\n0,8,4096,r,2\n0,8,-1,r,3\n0,16,512,r,4\n");
+        let two = ReadOptions { skip_bad: 2, ..ReadOptions::default() };
+        let s = stats(&p, Some(Format::Spc), &two, 4096, &mut |_| {}).unwrap();
+        assert_eq!((s.records, s.skipped_records), (3, 2));
+        let one = ReadOptions { skip_bad: 1, ..ReadOptions::default() };
+        let e = stats(&p, Some(Format::Spc), &one, 4096, &mut |_| {}).unwrap_err().to_string();
+        assert!(e.contains("bad.spc:4:") && e.contains("after 1 bad records skipped"), "{e}");
     }
 }
