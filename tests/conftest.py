@@ -17,25 +17,26 @@ def small_config(tmp_path: Path) -> Path:
     return path
 
 
-@pytest.fixture
-def cheetah() -> Path:
-    """The Cheetah 15K.5 validation directory; skips when the shared data are absent (fails
-    under CI=true, where they must be)."""
-    if not (CHEETAH / "random.trace").is_file():
-        reason = f"shared drive data not found at {CHEETAH} (set PREFETCHLAB_SHARED)"
+def _shared_or_skip(path: Path, what: str) -> Path:
+    """``path`` of the shared data when it exists; else the test skips (fails under
+    CI=true, where ../shared must be present)."""
+    if not path.exists():
+        reason = f"shared {what} not found at {path} (set PREFETCHLAB_SHARED)"
         if os.environ.get("CI") == "true":
             pytest.fail(reason + "; CI=true requires them")
         pytest.skip(reason)
+    return path
+
+
+@pytest.fixture
+def cheetah() -> Path:
+    """The Cheetah 15K.5 validation directory."""
+    _shared_or_skip(CHEETAH / "random.trace", "drive data")
     return CHEETAH
 
 
 @pytest.fixture
 def traces() -> Path:
-    """The shared real traces (``../shared/traces``); skips when absent (fails under CI=true)."""
-    path = SHARED / "traces"
-    if not (path / "msr-sample").is_dir():
-        reason = f"shared traces not found at {path} (set PREFETCHLAB_SHARED)"
-        if os.environ.get("CI") == "true":
-            pytest.fail(reason + "; CI=true requires them")
-        pytest.skip(reason)
-    return path
+    """The shared real traces (``../shared/traces``)."""
+    _shared_or_skip(SHARED / "traces" / "msr-sample", "traces")
+    return SHARED / "traces"

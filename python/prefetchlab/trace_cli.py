@@ -57,15 +57,8 @@ def _count(text: str) -> int:
     return n
 
 
-def _size(n: int) -> str:
-    for unit, k in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= k and n % k == 0:
-            return f"{n // k} {unit}"
-    return f"{n} B"
-
-
 def cmd_stats(args: argparse.Namespace) -> int:
-    from prefetchlab._table import render
+    from prefetchlab._table import fmt_bytes, render
 
     path = Path(args.file)
     if not path.is_file():
@@ -113,7 +106,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
     print(
         render(
             ["up to", "requests", "share"],
-            [[_size(b), f"{n:,}", f"{100 * n / records:.2f} %"] for b, n in s["sizes"]],
+            [[fmt_bytes(b), f"{n:,}", f"{100 * n / records:.2f} %"] for b, n in s["sizes"]],
             align="rrr",
         )
     )

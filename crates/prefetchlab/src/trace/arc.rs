@@ -3,12 +3,11 @@
 //! request_number`, 512-byte blocks, reads only, no clock (every record at
 //! time 0: replay them closed-loop or in cache-only mode) and one stream.
 
-use super::{bytes, fields, uint, Format, LineFormat, Op, Record};
+use super::{bytes, fields, uint, LineFormat, Op, Record};
 
 pub struct Arc;
 
 impl LineFormat for Arc {
-    const FORMAT: Format = Format::Arc;
     fn parse(&mut self, line: &str) -> Result<Option<Record>, String> {
         let f = fields(line, None, 4, "starting_block number_of_blocks ignore request_number")?;
         if f.len() != 4 {

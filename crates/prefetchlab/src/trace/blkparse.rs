@@ -9,7 +9,7 @@
 //! The device is the stream (`major << 16 | minor`); times are rebased on
 //! the first record, read exactly from their digits (no float rounding).
 
-use super::{bytes, Format, LineFormat, Op, Record};
+use super::{bytes, device_stream, uint, LineFormat, Op, Record};
 
 pub struct Blkparse {
     /// The action taken as requests: `D` or `Q`.
@@ -41,7 +41,6 @@ fn time_ns(s: &str) -> Option<u64> {
 }
 
 impl LineFormat for Blkparse {
-    const FORMAT: Format = Format::Blkparse;
     fn parse(&mut self, line: &str) -> Result<Option<Record>, String> {
         let f: Vec<&str> = line.split_whitespace().collect();
         let Some((maj, min)) = f.first().and_then(|d| d.split_once(',')) else { return Ok(None) };
@@ -66,24 +65,16 @@ impl LineFormat for Blkparse {
         }
         let t = time_ns(f[3])
             .ok_or_else(|| format!("field 4 (time): expected seconds.nanoseconds, found `{}`", f[3]))?;
-        let sector: u64 = f[7]
-            .parse()
-            .map_err(|_| format!("field 8 (sector): expected a non-negative integer, found `{}`", f[7]))?;
-        let n: u64 = f[9]
-            .parse()
-            .map_err(|_| format!("field 10 (nsectors): expected a non-negative integer, found `{}`", f[9]))?;
-        if maj > 0xffff || min > 0xffff {
-            return Err(format!(
-                "field 1 (device): ({maj},{min}) is not a device number (each at most 65535)"
-            ));
-        }
+        let sector = uint(&f, 7, "sector")?;
+        let n = uint(&f, 9, "nsectors")?;
+        let stream = device_stream(maj as u64, min as u64, "field 1 (device)")?;
         let t0 = *self.t0.get_or_insert(t);
         // blkparse sorts by time per CPU, not always across CPUs: a few
         // ns out of order are kept at the first record's time
         let time_ns = t.saturating_sub(t0);
         Ok(Some(Record {
             time_ns,
-            stream: maj << 16 | min,
+            stream,
             offset_bytes: bytes(sector, 512, "sector")?,
             size_bytes: bytes(n, 512, "nsectors")?,
             op,

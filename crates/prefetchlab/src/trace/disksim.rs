@@ -3,13 +3,12 @@
 //! flags in hex with bit 0 set for a read. The device is the stream; times
 //! are kept as they are (ms → ns), from DiskSim's own zero.
 
-use super::{bytes, fields, real, stream, to_ns, uint, Format, LineFormat, Op, Record};
+use super::{bytes, fields, real, stream, to_ns, uint, LineFormat, Op, Record};
 
 #[derive(Default)]
 pub struct Disksim;
 
 impl LineFormat for Disksim {
-    const FORMAT: Format = Format::Disksim;
     fn parse(&mut self, line: &str) -> Result<Option<Record>, String> {
         let f = fields(line, None, 5, "time_ms devno blkno bcount flags")?;
         let t = real(&f, 0, "time")?;

@@ -7,7 +7,7 @@
 //! is v2's only clock. Each file is a stream, numbered in the order the log
 //! first names it.
 
-use super::{Format, LineFormat, Op, Record};
+use super::{LineFormat, Op, Record};
 use std::collections::HashMap;
 
 #[derive(Default)]
@@ -23,7 +23,6 @@ fn num(s: &str, field: usize, name: &str) -> Result<u64, String> {
 }
 
 impl LineFormat for Fio {
-    const FORMAT: Format = Format::Fio;
     fn parse(&mut self, line: &str) -> Result<Option<Record>, String> {
         let f: Vec<&str> = line.split_whitespace().collect();
         let Some(version) = self.version else {

@@ -6,20 +6,19 @@
 //! first. The device (major, minor) is the stream, `major << 16 | minor`;
 //! times are rebased on the first record.
 
-use super::{bytes, uint, Format, LineFormat, Op, Record};
+use super::{bytes, device_stream, uint, LineFormat, Op, Rebase, Record};
 
 #[derive(Default)]
 pub struct Fiu {
-    t0: Option<u64>,
+    clock: Rebase,
 }
 
 impl LineFormat for Fiu {
-    const FORMAT: Format = Format::Fiu;
     fn parse(&mut self, line: &str) -> Result<Option<Record>, String> {
-        let raw: Vec<String> = if line.contains('\t') {
-            line.split('\t').map(|s| s.trim().to_string()).collect()
+        let raw: Vec<&str> = if line.contains('\t') {
+            line.split('\t').map(str::trim).collect()
         } else {
-            line.split_whitespace().map(str::to_string).collect()
+            line.split_whitespace().collect()
         };
         // pandas: a header whose first cell is empty, then an index column
         let f = match raw.len() {
@@ -35,24 +34,17 @@ impl LineFormat for Fiu {
         let ts = uint(f, 0, "ts")?;
         let lba = uint(f, 3, "lba")?;
         let size = uint(f, 4, "size")?;
-        let op = match f[5].as_str() {
+        let op = match f[5] {
             "R" | "r" => Op::Read,
             "W" | "w" => Op::Write,
             other => return Err(format!("field 6 (op): expected R or W, found `{other}`")),
         };
         let (major, minor) = (uint(f, 6, "major")?, uint(f, 7, "minor")?);
-        if major > 0xffff || minor > 0xffff {
-            return Err(format!(
-                "fields 7-8 (major, minor): ({major}, {minor}) is not a device number (each at most 65535)"
-            ));
-        }
-        let t0 = *self.t0.get_or_insert(ts);
-        let time_ns = ts.checked_sub(t0).ok_or_else(|| {
-            format!("field 1 (ts): {ts} is before the first record's {t0} (expected time order)")
-        })?;
+        let stream = device_stream(major, minor, "fields 7-8 (major, minor)")?;
+        let time_ns = self.clock.ns(ts, 1, "field 1 (ts)")?;
         Ok(Some(Record {
             time_ns,
-            stream: (major << 16 | minor) as u32,
+            stream,
             offset_bytes: bytes(lba, 512, "lba")?,
             size_bytes: bytes(size, 512, "size")?,
             op,

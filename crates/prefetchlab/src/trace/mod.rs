@@ -121,29 +121,39 @@ pub trait RecordSource {
     }
 }
 
-/// What a format's reader does with one line: a record, nothing (a
+/// What a text format's reader does with one line: a record, nothing (a
 /// comment, a header), or an error message naming the field.
 pub(crate) trait LineFormat {
-    const FORMAT: Format;
     fn parse(&mut self, line: &str) -> std::result::Result<Option<Record>, String>;
 }
 
-/// A line format over a file.
-pub(crate) struct LineSource<F: LineFormat> {
+/// The reader of text format `format` (`None` for a binary one): the one
+/// place a format is tied to its reader, for reading and for detection.
+fn line_format(format: Format, opts: &ReadOptions) -> Option<Box<dyn LineFormat>> {
+    Some(match format {
+        Format::Spc => Box::new(spc::Spc),
+        Format::Msr => Box::new(msr::Msr::default()),
+        Format::Disksim => Box::new(disksim::Disksim),
+        Format::Mqsim => Box::new(mqsim::Mqsim::default()),
+        Format::Fiu => Box::new(fiu::Fiu::default()),
+        Format::Arc => Box::new(arc::Arc),
+        Format::Blkparse => Box::new(blkparse::Blkparse::with_event(opts.blk_event)),
+        Format::Fio => Box::new(fio::Fio::default()),
+        Format::Vscsi => return None,
+    })
+}
+
+/// A text format over a file.
+struct LineSource {
     lines: Lines,
-    fmt: F,
+    parser: Box<dyn LineFormat>,
+    format: Format,
     /// Bad records that may still be skipped (`ReadOptions::skip_bad`).
     skip_left: u64,
     skipped: u64,
 }
 
-impl<F: LineFormat> LineSource<F> {
-    fn new(lines: Lines, fmt: F, opts: &ReadOptions) -> Box<Self> {
-        Box::new(LineSource { lines, fmt, skip_left: opts.skip_bad, skipped: 0 })
-    }
-}
-
-impl<F: LineFormat> RecordSource for LineSource<F> {
+impl RecordSource for LineSource {
     fn next_batch(&mut self, out: &mut Vec<Record>, max: usize) -> Result<usize> {
         let mut n = 0;
         while n < max {
@@ -151,7 +161,7 @@ impl<F: LineFormat> RecordSource for LineSource<F> {
             if line.trim().is_empty() {
                 continue;
             }
-            match self.fmt.parse(line) {
+            match self.parser.parse(line) {
                 Ok(Some(r)) => {
                     out.push(r);
                     n += 1;
@@ -173,7 +183,7 @@ impl<F: LineFormat> RecordSource for LineSource<F> {
         Ok(n)
     }
     fn format(&self) -> Format {
-        F::FORMAT
+        self.format
     }
     fn skipped(&self) -> u64 {
         self.skipped
@@ -222,21 +232,16 @@ pub fn open_with(path: &Path, format: Option<Format>, opts: &ReadOptions) -> Res
         Some(f) => f,
         None => detect(path)?,
     };
-    if format == Format::Vscsi {
-        return Ok(Box::new(vscsi::Vscsi::new(lines::open_bytes(path)?, path.display().to_string())));
+    match line_format(format, opts) {
+        Some(parser) => Ok(Box::new(LineSource {
+            lines: Lines::open(path)?,
+            parser,
+            format,
+            skip_left: opts.skip_bad,
+            skipped: 0,
+        })),
+        None => Ok(Box::new(vscsi::Vscsi::new(lines::open_bytes(path)?, path.display().to_string()))),
     }
-    let lines = Lines::open(path)?;
-    Ok(match format {
-        Format::Spc => LineSource::new(lines, spc::Spc, opts),
-        Format::Msr => LineSource::new(lines, msr::Msr::default(), opts),
-        Format::Disksim => LineSource::new(lines, disksim::Disksim, opts),
-        Format::Mqsim => LineSource::new(lines, mqsim::Mqsim::default(), opts),
-        Format::Fiu => LineSource::new(lines, fiu::Fiu::default(), opts),
-        Format::Arc => LineSource::new(lines, arc::Arc, opts),
-        Format::Blkparse => LineSource::new(lines, blkparse::Blkparse::with_event(opts.blk_event), opts),
-        Format::Fio => LineSource::new(lines, fio::Fio::default(), opts),
-        Format::Vscsi => unreachable!("read above"),
-    })
 }
 
 /// The format of `path`, from its first non-empty lines (up to 16): the
@@ -265,9 +270,10 @@ pub fn detect(path: &Path) -> Result<Format> {
     if first.is_empty() {
         return Err(Error::input(file, 0, "empty trace: no record to tell its format by"));
     }
-    fn reads<F: LineFormat>(mut f: F, lines: &[String]) -> bool {
+    // a format fits when its reader takes every line and finds a record
+    let reads = |mut f: Box<dyn LineFormat>| {
         let mut records = 0;
-        for l in lines {
+        for l in &first {
             match f.parse(l) {
                 Ok(Some(_)) => records += 1,
                 Ok(None) => {}
@@ -275,21 +281,10 @@ pub fn detect(path: &Path) -> Result<Format> {
             }
         }
         records > 0
-    }
-    let fits: Vec<Format> = Format::ALL
-        .into_iter()
-        .filter(|f| match f {
-            Format::Spc => reads(spc::Spc, &first),
-            Format::Msr => reads(msr::Msr::default(), &first),
-            Format::Disksim => reads(disksim::Disksim, &first),
-            Format::Mqsim => reads(mqsim::Mqsim::default(), &first),
-            Format::Fiu => reads(fiu::Fiu::default(), &first),
-            Format::Arc => reads(arc::Arc, &first),
-            Format::Blkparse => reads(blkparse::Blkparse::default(), &first),
-            Format::Fio => reads(fio::Fio::default(), &first),
-            Format::Vscsi => false,
-        })
-        .collect();
+    };
+    let opts = ReadOptions::default();
+    let fits: Vec<Format> =
+        Format::ALL.into_iter().filter(|&f| line_format(f, &opts).is_some_and(&reads)).collect();
     match fits.as_slice() {
         [one] => Ok(*one),
         [] => Err(Error::input(file, 1, "no trace format reads the first lines: give the format")),
@@ -306,15 +301,15 @@ pub fn detect(path: &Path) -> Result<Format> {
 
 /// The fields of `line` split by `sep` (a comma, or any whitespace when
 /// `None`), exactly `n` of them at least.
-pub(crate) fn fields(
-    line: &str,
+pub(crate) fn fields<'l>(
+    line: &'l str,
     sep: Option<char>,
     n: usize,
     what: &str,
-) -> std::result::Result<Vec<String>, String> {
-    let f: Vec<String> = match sep {
-        Some(c) => line.split(c).map(|s| s.trim().to_string()).collect(),
-        None => line.split_whitespace().map(str::to_string).collect(),
+) -> std::result::Result<Vec<&'l str>, String> {
+    let f: Vec<&str> = match sep {
+        Some(c) => line.split(c).map(str::trim).collect(),
+        None => line.split_whitespace().collect(),
     };
     if f.len() < n {
         return Err(format!("expected {n} fields ({what}), found {}", f.len()));
@@ -323,13 +318,13 @@ pub(crate) fn fields(
 }
 
 /// Field `i` (named `name`) as an unsigned integer.
-pub(crate) fn uint(f: &[String], i: usize, name: &str) -> std::result::Result<u64, String> {
+pub(crate) fn uint(f: &[&str], i: usize, name: &str) -> std::result::Result<u64, String> {
     f[i].parse::<u64>()
         .map_err(|_| format!("field {} ({name}): expected a non-negative integer, found `{}`", i + 1, f[i]))
 }
 
 /// Field `i` (named `name`) as a finite non-negative number.
-pub(crate) fn real(f: &[String], i: usize, name: &str) -> std::result::Result<f64, String> {
+pub(crate) fn real(f: &[&str], i: usize, name: &str) -> std::result::Result<f64, String> {
     match f[i].parse::<f64>() {
         Ok(x) if x.is_finite() && x >= 0.0 => Ok(x),
         _ => Err(format!("field {} ({name}): expected a non-negative number, found `{}`", i + 1, f[i])),
@@ -347,9 +342,36 @@ pub(crate) fn to_ns(x: f64, per_ns: f64, name: &str) -> std::result::Result<u64,
 }
 
 /// A stream number that fits the engine's.
-pub(crate) fn stream(f: &[String], i: usize, name: &str) -> std::result::Result<u32, String> {
+pub(crate) fn stream(f: &[&str], i: usize, name: &str) -> std::result::Result<u32, String> {
     let v = uint(f, i, name)?;
     u32::try_from(v).map_err(|_| format!("field {} ({name}): {v} is too large (at most {})", i + 1, u32::MAX))
+}
+
+/// Times rebased on a trace's first record (formats whose clock starts
+/// elsewhere): a record before the first is out of order, an error.
+#[derive(Default)]
+pub(crate) struct Rebase {
+    t0: Option<u64>,
+}
+
+impl Rebase {
+    /// `t`, in ticks of `tick_ns` ns, as ns from the first record; `field`
+    /// names the field in errors.
+    pub(crate) fn ns(&mut self, t: u64, tick_ns: u64, field: &str) -> std::result::Result<u64, String> {
+        let t0 = *self.t0.get_or_insert(t);
+        let ticks = t
+            .checked_sub(t0)
+            .ok_or_else(|| format!("{field}: {t} is before the first record's {t0} (expected time order)"))?;
+        ticks.checked_mul(tick_ns).ok_or_else(|| format!("{field}: {t} overflows the clock"))
+    }
+}
+
+/// A Linux device number (major, minor) as a stream, `major << 16 | minor`.
+pub(crate) fn device_stream(major: u64, minor: u64, field: &str) -> std::result::Result<u32, String> {
+    if major > 0xffff || minor > 0xffff {
+        return Err(format!("{field}: ({major}, {minor}) is not a device number (each at most 65535)"));
+    }
+    Ok((major << 16 | minor) as u32)
 }
 
 /// Bytes from a count of `unit`-byte blocks, refusing an overflow.

@@ -4,30 +4,26 @@
 //! the converted trace) is the stream; times are rebased on the first
 //! record.
 
-use super::{bytes, fields, stream, uint, Format, LineFormat, Op, Record};
+use super::{bytes, fields, stream, uint, LineFormat, Op, Rebase, Record};
 
 #[derive(Default)]
 pub struct Mqsim {
-    t0: Option<u64>,
+    clock: Rebase,
 }
 
 impl LineFormat for Mqsim {
-    const FORMAT: Format = Format::Mqsim;
     fn parse(&mut self, line: &str) -> Result<Option<Record>, String> {
         let f = fields(line, None, 5, "arrival_ns device lba size type")?;
         let t = uint(&f, 0, "arrival_ns")?;
         let dev = stream(&f, 1, "device")?;
         let lba = uint(&f, 2, "lba")?;
         let size = uint(&f, 3, "size")?;
-        let op = match f[4].as_str() {
+        let op = match f[4] {
             "1" => Op::Read,
             "0" => Op::Write,
             other => return Err(format!("field 5 (type): expected 1 (read) or 0 (write), found `{other}`")),
         };
-        let t0 = *self.t0.get_or_insert(t);
-        let time_ns = t.checked_sub(t0).ok_or_else(|| {
-            format!("field 1 (arrival_ns): {t} is before the first record's {t0} (expected time order)")
-        })?;
+        let time_ns = self.clock.ns(t, 1, "field 1 (arrival_ns)")?;
         Ok(Some(Record {
             time_ns,
             stream: dev,

@@ -5,20 +5,19 @@
 //! first record (a record before it is an error: MSR traces are in time
 //! order).
 
-use super::{fields, stream, uint, Format, LineFormat, Op, Record};
+use super::{fields, stream, uint, LineFormat, Op, Rebase, Record};
 
 #[derive(Default)]
 pub struct Msr {
-    t0: Option<u64>,
+    clock: Rebase,
 }
 
 impl LineFormat for Msr {
-    const FORMAT: Format = Format::Msr;
     fn parse(&mut self, line: &str) -> Result<Option<Record>, String> {
         let f = fields(line, Some(','), 7, "Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime")?;
         let ts = uint(&f, 0, "Timestamp")?;
         let disk = stream(&f, 2, "DiskNumber")?;
-        let op = match f[3].as_str() {
+        let op = match f[3] {
             "Read" | "read" => Op::Read,
             "Write" | "write" => Op::Write,
             other => return Err(format!("field 4 (Type): expected Read or Write, found `{other}`")),
@@ -26,12 +25,7 @@ impl LineFormat for Msr {
         let offset = uint(&f, 4, "Offset")?;
         let size = uint(&f, 5, "Size")?;
         uint(&f, 6, "ResponseTime")?;
-        let t0 = *self.t0.get_or_insert(ts);
-        let ticks = ts.checked_sub(t0).ok_or_else(|| {
-            format!("field 1 (Timestamp): {ts} is before the first record's {t0} (expected time order)")
-        })?;
-        let time_ns =
-            ticks.checked_mul(100).ok_or_else(|| format!("field 1 (Timestamp): {ts} overflows the clock"))?;
+        let time_ns = self.clock.ns(ts, 100, "field 1 (Timestamp)")?;
         Ok(Some(Record { time_ns, stream: disk, offset_bytes: offset, size_bytes: size, op }))
     }
 }

@@ -4,18 +4,17 @@
 //! timestamp in seconds from the start of the trace. The ASU is the stream;
 //! the offset is the LBA's byte offset within it.
 
-use super::{bytes, fields, real, stream, to_ns, uint, Format, LineFormat, Op, Record};
+use super::{bytes, fields, real, stream, to_ns, uint, LineFormat, Op, Record};
 
 pub struct Spc;
 
 impl LineFormat for Spc {
-    const FORMAT: Format = Format::Spc;
     fn parse(&mut self, line: &str) -> Result<Option<Record>, String> {
         let f = fields(line, Some(','), 5, "ASU,LBA,Size,Opcode,Timestamp")?;
         let asu = stream(&f, 0, "ASU")?;
         let lba = uint(&f, 1, "LBA")?;
         let size = uint(&f, 2, "Size")?;
-        let op = match f[3].as_str() {
+        let op = match f[3] {
             "R" | "r" => Op::Read,
             "W" | "w" => Op::Write,
             other => return Err(format!("field 4 (Opcode): expected R or W, found `{other}`")),

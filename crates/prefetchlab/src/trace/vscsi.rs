@@ -6,7 +6,7 @@
 //! say) carries no data and is passed over. One stream; times are rebased
 //! on the first record. Errors name the record's byte offset.
 
-use super::{bytes, Format, Op, Record, RecordSource};
+use super::{bytes, Format, Op, Rebase, Record, RecordSource};
 use crate::error::{Error, Result};
 use std::io::{BufRead, ErrorKind, Read};
 
@@ -33,12 +33,12 @@ pub struct Vscsi {
     reader: Box<dyn BufRead>,
     path: String,
     offset: u64,
-    t0: Option<u64>,
+    clock: Rebase,
 }
 
 impl Vscsi {
     pub fn new(reader: Box<dyn BufRead>, path: String) -> Vscsi {
-        Vscsi { reader, path, offset: 0, t0: None }
+        Vscsi { reader, path, offset: 0, clock: Rebase::default() }
     }
 
     fn err(&self, msg: String) -> Error {
@@ -83,13 +83,7 @@ impl RecordSource for Vscsi {
                     self.err(format!("field ver: expected 0x0100 (vSCSI version 1), found {ver:#06x}"))
                 );
             }
-            let t0 = *self.t0.get_or_insert(ts);
-            let rel = ts.checked_sub(t0).ok_or_else(|| {
-                self.err(format!("field ts: {ts} µs is before the first record's {t0} (expected time order)"))
-            })?;
-            let time_ns = rel
-                .checked_mul(1000)
-                .ok_or_else(|| self.err(format!("field ts: {ts} µs overflows the clock")))?;
+            let time_ns = self.clock.ns(ts, 1000, "field ts (µs)").map_err(|m| self.err(m))?;
             let offset_bytes = bytes(lbn, 512, "lbn").map_err(|m| self.err(m))?;
             self.offset += RECORD_BYTES as u64;
             if let Some(op) = op_of(cmd) {

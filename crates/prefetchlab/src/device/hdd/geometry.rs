@@ -113,14 +113,14 @@ pub struct Layout {
 /// of `(b << shift, (b + 1) << shift]` that are ≤ `x` — found by searching
 /// that slice alone. Gives exactly what a search of all the keys gives.
 #[derive(Debug, Clone, Default)]
-struct Buckets {
+pub(crate) struct Buckets {
     shift: u32,
     first: Vec<u32>,
 }
 
 impl Buckets {
     /// About two buckets per key, at most 8,192 (a few pages of memory).
-    fn new(keys: impl Iterator<Item = u64> + Clone) -> Buckets {
+    pub(crate) fn new(keys: impl Iterator<Item = u64> + Clone) -> Buckets {
         let n = keys.clone().count();
         let max = keys.clone().max().unwrap_or(0);
         if n < 16 {
@@ -148,7 +148,7 @@ impl Buckets {
 
     /// How many of `items` (sorted by `key`) have a key ≤ `x`.
     #[inline]
-    fn count_le<T>(&self, items: &[T], key: impl Fn(&T) -> u64, x: u64) -> usize {
+    pub(crate) fn count_le<T>(&self, items: &[T], key: impl Fn(&T) -> u64, x: u64) -> usize {
         let b = (x >> self.shift) as usize;
         if b + 1 >= self.first.len() {
             return items.partition_point(|t| key(t) <= x);

@@ -5,6 +5,8 @@
 //! drive converts to nanoseconds. How each compares with DiskSim 4.0's
 //! `mech_g1_seektime.c` is written in `device::disksim::mech`.
 
+use super::geometry::Buckets;
+
 /// A seek curve: time to move the arm `d` cylinders (0 for d = 0).
 #[derive(Debug, Clone, PartialEq)]
 pub enum SeekCurve {
@@ -105,14 +107,9 @@ impl SeekCurve {
     #[inline]
     pub fn ms_indexed(&self, d: u32, index: &SeekIndex) -> f64 {
         match self {
-            SeekCurve::Extracted { dists, ms } if d != 0 && !index.first.is_empty() => {
-                let b = (d >> index.shift) as usize;
-                let i = if b + 1 < index.first.len() {
-                    let (lo, hi) = (index.first[b] as usize, index.first[b + 1] as usize);
-                    lo + dists[lo..hi].partition_point(|&x| x < d)
-                } else {
-                    dists.partition_point(|&x| x < d)
-                };
+            SeekCurve::Extracted { dists, ms } if d != 0 => {
+                // the points below d: those at most d - 1
+                let i = index.0.count_le(dists, |&x| x as u64, d as u64 - 1);
                 extracted_ms(dists, ms, d, i)
             }
             _ => self.ms(d),
@@ -161,33 +158,18 @@ fn extracted_ms(dists: &[u32], ms: &[f64], d: u32, i: usize) -> f64 {
     t.max(0.0)
 }
 
-/// A coarse index over an extracted curve's distances: `first[b]` counts the
-/// points below `b << shift`, so the search for a distance in bucket `b`
-/// looks at that bucket's points alone (a drive's curve can have hundreds,
-/// and a positional scheduler weighs a seek for every queued command).
+/// The layout's coarse index ([`Buckets`]) over an extracted curve's
+/// distances: a drive's curve can have hundreds of points, and a positional
+/// scheduler weighs a seek for every queued command.
 #[derive(Debug, Clone, Default)]
-pub struct SeekIndex {
-    shift: u32,
-    first: Vec<u32>,
-}
+pub struct SeekIndex(Buckets);
 
 impl SeekIndex {
     pub fn new(curve: &SeekCurve) -> SeekIndex {
-        let SeekCurve::Extracted { dists, .. } = curve else { return SeekIndex::default() };
-        let Some(&max) = dists.last() else { return SeekIndex::default() };
-        if dists.len() < 16 {
-            return SeekIndex::default();
+        match curve {
+            SeekCurve::Extracted { dists, .. } => SeekIndex(Buckets::new(dists.iter().map(|&x| x as u64))),
+            _ => SeekIndex::default(),
         }
-        let target = (4 * dists.len() as u32).min(4096);
-        let mut shift = 0u32;
-        while shift < 31 && (max >> shift) >= target {
-            shift += 1;
-        }
-        let buckets = (max >> shift) as usize + 2;
-        let first = (0..buckets)
-            .map(|b| dists.partition_point(|&x| (x as u64) < ((b as u64) << shift)) as u32)
-            .collect();
-        SeekIndex { shift, first }
     }
 }
 
@@ -202,7 +184,6 @@ mod tests {
         let ms: Vec<f64> = dists.iter().map(|&d| 0.3 + (d as f64).sqrt() * 0.17).collect();
         let c = SeekCurve::Extracted { dists: dists.clone(), ms };
         let idx = SeekIndex::new(&c);
-        assert!(!idx.first.is_empty());
         for d in 0..dists[39] + 200 {
             assert_eq!(c.ms_indexed(d, &idx).to_bits(), c.ms(d).to_bits(), "{d}");
         }
