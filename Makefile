@@ -14,7 +14,7 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install --quiet --upgrade pip
 	$(PIP) install --quiet "maturin>=1.7,<2" "pytest>=8" "ruff>=0.6" "mypy>=1.8" "pyarrow>=14" "matplotlib>=3.8" \
-		"duckdb>=1.1" "dask[distributed]>=2024.1" "tqdm>=4.66" "selenium>=4.20" "types-tqdm"
+		"duckdb>=1.1" "dask[distributed]>=2024.1" "tqdm>=4.66" "selenium>=4.20" "types-tqdm" "libcachesim>=0.3.5"
 	touch $(STAMP)
 
 venv: $(STAMP)

@@ -48,8 +48,19 @@ REFUSED: dict[str, tuple[list[str], tuple[str, ...]]] = {
     "max_request not in pages": (["block.max_request=6000"], ("`block.max_request`", "4KiB")),
     "max_request over 1 GiB": (["block.max_request=2GiB"], ("`block.max_request`", "1GiB")),
     "memory under a page": (["host.memory=100"], ("`host.memory`", "one 4KiB page")),
-    "array cache under a block": (["array_cache.size=1000"], ("`array_cache.size`", "4KiB")),
+    "array cache under a block": (["array_cache.size=1000"], ("`array_cache.size`", "4096-byte block")),
     "array prefetch without a cache": (["array_cache.prefetch=obl"], ("`array_cache.prefetch`",)),
+    "array cache block not in sectors": (["array_cache.block=1000"], ("`array_cache.block`", "512")),
+    "unknown run mode": (["run.mode=fast"], ("`run.mode`", "cache-only")),
+    "cache-only without a trace": (
+        ["run.mode=cache-only", "array_cache.size=1MiB"],
+        ("`workload.kind`", "trace"),
+    ),
+    "a trace without its path": (["workload.kind=trace"], ("`workload.path`",)),
+    "an unknown trace format": (
+        ["workload.kind=trace", "workload.path=t", "workload.format=csv"],
+        ("`workload.format`", "spc"),
+    ),
     "no stream": (["workload.streams=0"], ("`workload.streams`", "1..=4096")),
     "too many streams": (["workload.streams=5000"], ("`workload.streams`", "1..=4096")),
     "unaligned O_DIRECT record": (

@@ -113,3 +113,55 @@ def test_skip_bad_counts_what_it_skips(tmp_path: Path) -> None:
     assert_one_line_error(proc, "two-bad.spc:4:", "after 1 bad records skipped")
     proc = run_cli("trace", "stats", bad, "--skip-bad", "-3")
     assert proc.returncode == 2 and "expected a whole number" in proc.stderr
+
+
+def test_convert_writes_one_lcs_csv_line_per_block(tmp_path: Path) -> None:
+    src = tmp_path / "two.spc"
+    # 5000 bytes from 4000 (blocks 0, 1, 2), then a zero-size record (no line), then a write
+    src.write_text("0,0,0,r,0\n0,7,5000,r,0.0025\n0,0,0,r,0.003\n0,16,512,w,1.0\n")
+    out = tmp_path / "out.csv"
+    proc = run_cli("trace", "convert", src, "--format", "spc", "--to", "lcs-csv", out)
+    assert proc.returncode == 0, proc.stderr
+    assert "4 records" in proc.stdout and "4 lines" in proc.stdout, proc.stdout
+    lines = out.read_text().splitlines()
+    # SPC LBAs are 512-byte sectors: 7 × 512 = 3584
+    assert lines == [
+        "time,obj_id,obj_size,op",
+        "2500,0,512,read",
+        "2500,1,4096,read",
+        "2500,2,392,read",
+        "1000000,2,512,write",
+    ]
+    proc = run_cli("trace", "convert", src, "--format", "spc", "--to", "lcs-csv", out, "--block", "1000")
+    assert proc.returncode == 2 and "--block" in proc.stderr and "multiple of 512" in proc.stderr
+
+
+def test_a_failed_conversion_leaves_no_file(tmp_path: Path) -> None:
+    src = tmp_path / "bad.spc"
+    src.write_text("0,0,512,r,0\n" * 5000 + "0,1,512,r,zero\n")
+    out = tmp_path / "out.csv"
+    assert_one_line_error(
+        run_cli("trace", "convert", src, "--to", "lcs-csv", out), "bad.spc:5001", "Timestamp"
+    )
+    assert list(tmp_path.iterdir()) == [src]
+
+
+def test_cache_only_run_of_a_trace(traces: Path, tmp_path: Path) -> None:
+    cfg = tmp_path / "co.toml"
+    trace = traces / "cloudphysics" / "cloudPhysicsIO.vscsi"
+    cfg.write_text(
+        f'[workload]\nkind = "trace"\npath = "{trace}"\n[run]\nmode = "cache-only"\n'
+        '[array_cache]\nsize = "128MiB"\nprefetch = "obl"\n'
+    )
+    proc = run_cli("run", cfg)
+    assert proc.returncode == 0, proc.stderr
+    assert "cache-only; array cache 128 MiB in 4 KiB blocks, LRU, prefetch obl" in proc.stdout
+    for label in ("array-cache misses", "array-cache prefetched blocks", "of which writes"):
+        assert label in proc.stdout, proc.stdout
+    assert "bandwidth" not in proc.stdout and "latency" not in proc.stdout  # no clock: not shown
+    proc = run_cli("run", cfg, "--json")
+    metrics = json.loads(proc.stdout)["metrics"]
+    assert metrics["bandwidth_mb_s"] is None and metrics["latency_mean_ms"] is None
+    assert metrics["app_requests"] == 113_872 and metrics["writes"] == 66_898
+    assert metrics["hits"] + metrics["misses"] == 1_141_869
+    assert 0 < metrics["prefetch_used_blocks"] <= metrics["prefetched_blocks"]

@@ -18,12 +18,13 @@ from typing import TYPE_CHECKING, Any
 from prefetchlab._engine import PrefetchlabError, __version__
 
 if TYPE_CHECKING:
-    from prefetchlab.api import IO_LOG_COLUMNS, Report, resolve, simulate, validate_disk
+    from prefetchlab.api import IO_LOG_COLUMNS, Report, convert_trace, resolve, simulate, validate_disk
 
 #: Public names defined in other modules, loaded when first asked for.
 _LAZY = {
     "IO_LOG_COLUMNS": "prefetchlab.api",
     "Report": "prefetchlab.api",
+    "convert_trace": "prefetchlab.api",
     "resolve": "prefetchlab.api",
     "simulate": "prefetchlab.api",
     "validate_disk": "prefetchlab.api",
@@ -34,6 +35,7 @@ __all__ = [
     "PrefetchlabError",
     "Report",
     "__version__",
+    "convert_trace",
     "resolve",
     "simulate",
     "validate_disk",

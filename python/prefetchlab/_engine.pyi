@@ -81,3 +81,15 @@ def trace_stats(
     blk_event: str = ...,
     skip_bad: int = ...,
 ) -> dict[str, Any]: ...
+def trace_convert(
+    path: str,
+    out: str,
+    to: str = ...,
+    format: str | None = ...,
+    block_bytes: int = ...,
+    progress: Callable[[int], object] | None = ...,
+    blk_event: str = ...,
+    skip_bad: int = ...,
+) -> dict[str, Any]: ...
+def trace_formats() -> list[str]: ...
+def parse_size(text: str, what: str) -> int: ...

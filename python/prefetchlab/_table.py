@@ -16,13 +16,15 @@ SUMMARY_ROWS: tuple[tuple[str, str, str, float], ...] = (
     ("bandwidth_mb_s", "bandwidth", "MB/s", 1.0),
     ("iops", "IOPS", "req/s", 1.0),
     ("app_requests", "application requests", "", 1.0),
+    ("writes", "of which writes", "", 1.0),
     ("bytes_read", "data read", "MB", 1e-6),
+    ("bytes_written", "data written", "MB", 1e-6),
     ("latency_mean_ms", "latency mean", "ms", 1.0),
     ("latency_p50_ms", "latency p50", "ms", 1.0),
     ("latency_p95_ms", "latency p95", "ms", 1.0),
     ("latency_p99_ms", "latency p99", "ms", 1.0),
     ("latency_max_ms", "latency max", "ms", 1.0),
-    ("hit_ratio", "page-cache hit ratio", "", 1.0),
+    ("hit_ratio", "hit ratio", "", 1.0),
     ("readahead_windows", "readahead windows", "", 1.0),
     ("prefetched_pages", "prefetched pages", "pages", 1.0),
     ("prefetch_used_pages", "prefetched pages read", "pages", 1.0),
@@ -38,9 +40,12 @@ SUMMARY_ROWS: tuple[tuple[str, str, str, float], ...] = (
     ("drive_cache_hits", "drive cache hits", "", 1.0),
     ("congestion_events", "congestion events", "", 1.0),
     ("queue_full_events", "queue-full events", "", 1.0),
+    ("hits", "array-cache hits", "blocks", 1.0),
+    ("misses", "array-cache misses", "blocks", 1.0),
     ("array_cache_hit_ratio", "array-cache hit ratio", "", 1.0),
-    ("array_prefetched_blocks", "array-cache prefetched blocks", "blocks", 1.0),
-    ("array_wasted_blocks", "array-cache wasted blocks", "blocks", 1.0),
+    ("prefetched_blocks", "array-cache prefetched blocks", "blocks", 1.0),
+    ("prefetch_used_blocks", "array-cache prefetched blocks read", "blocks", 1.0),
+    ("wasted_blocks", "array-cache wasted blocks", "blocks", 1.0),
     ("peak_cache_pages", "peak page-cache pages", "pages", 1.0),
     ("sim_time_s", "simulated time", "s", 1.0),
     ("wall_time_s", "wall time", "s", 1.0),
@@ -48,7 +53,12 @@ SUMMARY_ROWS: tuple[tuple[str, str, str, float], ...] = (
 )
 
 #: Array-cache rows are shown only when the configuration has an array cache.
-_ARRAY_CACHE_KEYS = frozenset({"array_cache_hit_ratio", "array_prefetched_blocks", "array_wasted_blocks"})
+_ARRAY_CACHE_KEYS = frozenset(
+    {"hits", "misses", "array_cache_hit_ratio", "prefetched_blocks", "prefetch_used_blocks", "wasted_blocks"}
+)
+
+#: Rows shown only when the run had writes.
+_WRITE_KEYS = frozenset({"writes", "bytes_written"})
 
 #: Streams and disks beyond this many are summarised (slowest, fastest, mean).
 COMPACT_LIMIT = 8
@@ -148,6 +158,16 @@ def describe_config(config: dict[str, Any]) -> str:
         readahead = f"readahead linux {ra['variant']} max {fmt_bytes(ra['max'])}"
     else:
         readahead = f"readahead {ra['policy']}"
+    if w["kind"] == "trace":
+        c = config["array_cache"]
+        cache = (
+            f"array cache {fmt_bytes(c['size'])} in {fmt_bytes(c['block'])} blocks, LRU, "
+            f"prefetch {c['prefetch']}"
+        )
+        trace = f"trace {PurePath(w['path']).name} ({w['format']})"
+        if config.get("run", {}).get("mode") == "cache-only":
+            return f"cache-only; {cache}; {trace}"
+        return f"{array}; {cache}; {trace}, {w['replay']} loop"
     io = "O_DIRECT " if w["direct"] else ""
     workload = (
         f"{w['kind']} {w['streams']} stream(s) × {fmt_bytes(w['file_size'])}, "
@@ -159,19 +179,31 @@ def describe_config(config: dict[str, Any]) -> str:
 def summary_table(report: Report) -> str:
     """The scalar metrics, one per row, with units."""
     has_array_cache = bool(report.config.get("array_cache", {}).get("size", 0))
+    has_writes = bool(report.metrics.get("writes"))
     rows: list[list[str]] = []
     shown: set[str] = set()
     for key, label, unit, scale in SUMMARY_ROWS:
         shown.add(key)
-        if key not in report.metrics or (key in _ARRAY_CACHE_KEYS and not has_array_cache):
+        value = report.metrics.get(key)
+        if value is None:  # not measured by this run's mode (cache-only: no clock, no disks)
             continue
-        value = report.metrics[key]
+        if (key in _ARRAY_CACHE_KEYS and not has_array_cache) or (key in _WRITE_KEYS and not has_writes):
+            continue
+        if key == "hit_ratio":
+            label = "array-cache hit ratio" if _is_trace(report.config) else "page-cache hit ratio"
+            if _is_trace(report.config):
+                continue  # the same figure as array_cache_hit_ratio
         rows.append([label, fmt_number(value * scale if scale != 1.0 else value), unit])
     # Figures the engine reports that this table does not know yet: shown by name.
     for key, value in report.metrics.items():
         if key not in shown and isinstance(value, int | float):
             rows.append([key, fmt_number(value), ""])
     return render(["metric", "value", "unit"], rows, align="lrl")
+
+
+def _is_trace(config: dict[str, Any]) -> bool:
+    """A block-trace run: it enters the stack at the array, below any page cache."""
+    return bool(config.get("workload", {}).get("kind") == "trace")
 
 
 def _compact(

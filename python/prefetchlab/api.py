@@ -165,6 +165,23 @@ def simulate(
     )
 
 
+def convert_trace(
+    path: str | Path,
+    out: str | Path,
+    to: str = "lcs-csv",
+    *,
+    block: str | int = "4KiB",
+    format: str = "auto",
+) -> dict[str, Any]:
+    """Writes the trace at ``path`` to ``out`` as ``to`` (``lcs-csv``: libCacheSim's csv,
+    header ``time,obj_id,obj_size,op``, one line per ``block`` the records touch — the block
+    sequence ``run.mode = "cache-only"`` simulates). Returns ``{"format", "records",
+    "blocks"}``; errors raise :class:`prefetchlab.PrefetchlabError` naming the file and line."""
+    block_bytes = block if isinstance(block, int) else _engine.parse_size(block, "block")
+    fmt = None if format == "auto" else format
+    return _engine.trace_convert(str(path), str(out), to, fmt, block_bytes)
+
+
 def validate_disk(
     spec: str | Path, trace: str | Path, overrides: list[tuple[str, float]] | None = None
 ) -> dict[str, Any]:

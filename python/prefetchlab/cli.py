@@ -177,7 +177,8 @@ class ProgressBar:
             bar.postfix = f"{done} requests"
             bar.update(min(round(sim_s * 1e3), bar.total) - bar.n)
         else:
-            bar.postfix = f"{sim_s:.1f} s simulated"
+            if bar.total is not None:  # a cache-only run has no clock
+                bar.postfix = f"{sim_s:.1f} s simulated"
             bar.update(done - bar.n)
         if opening:
             bar.refresh()  # at once, whatever tqdm's own pacing says
@@ -185,7 +186,7 @@ class ProgressBar:
     def _open(self, duration_s: float, total: int) -> None:
         from tqdm import tqdm
 
-        self._by_time = duration_s > 0 or total == 0
+        self._by_time = duration_s > 0
         style: dict[str, Any] = {
             "file": sys.stderr,
             "leave": False,  # cleared at the end: the summary follows on a clean screen
@@ -193,7 +194,9 @@ class ProgressBar:
             "delay": self._delay_s,  # counted from start_t: not drawn before its first numbers
             **_stderr_size(),
         }
-        if self._by_time:  # counted in simulated milliseconds, shown in seconds
+        if total == 0 and not self._by_time:  # a cache-only run: records read, no total known
+            bar = tqdm(unit=" records", unit_scale=True, **style)
+        elif self._by_time:  # counted in simulated milliseconds, shown in seconds
             total_ms = max(1, round(duration_s * 1e3))
             bar = tqdm(total=total_ms, unit=" sim s", unit_scale=1e-3, bar_format=_BY_TIME, **style)
         else:

@@ -1,4 +1,5 @@
-"""The ``trace`` subcommands: ``trace stats FILE [--format F] [--json]``.
+"""The ``trace`` subcommands: ``trace stats FILE [--format F] [--json]`` and
+``trace convert FILE --to lcs-csv OUT [--block SIZE]``.
 
 ``register(subparsers)`` adds them to the ``prefetchlab`` parser (python/prefetchlab/cli.py);
 each sets ``func`` to a handler returning an exit code. The reading is the engine's
@@ -16,10 +17,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-from prefetchlab._engine import PrefetchlabError, __version__, trace_stats
+from prefetchlab._engine import PrefetchlabError, __version__, trace_convert, trace_formats, trace_stats
 
-#: The formats ``--format`` names (``auto``: told from the first lines).
-FORMATS = ("auto", "spc", "msr", "disksim", "mqsim", "fiu", "arc", "blkparse", "fio", "vscsi")
+#: The formats ``--format`` names (``auto``: told from the content), as the engine knows them.
+FORMATS = ("auto", *trace_formats())
+#: What ``trace convert --to`` writes.
+OUTPUTS = ("lcs-csv",)
 #: A progress line appears once reading has taken this long (a terminal only).
 PROGRESS_DELAY_S = 1.0
 
@@ -57,12 +60,57 @@ def _count(text: str) -> int:
     return n
 
 
+def _trace_file(name: str) -> Path:
+    path = Path(name)
+    if not path.is_file():
+        raise PrefetchlabError(f"{path}: no such trace file")
+    return path
+
+
+def _block(text: str) -> int:
+    """``--block``: a size such as ``4KiB`` or a number of bytes, a multiple of 512 bytes from
+    512B to 1GiB (what ``array_cache.block`` may be)."""
+    from prefetchlab._engine import parse_size
+
+    try:
+        n = parse_size(text, "--block")
+    except PrefetchlabError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+    if not 512 <= n <= 1 << 30 or n % 512:
+        raise argparse.ArgumentTypeError(
+            f"--block: expected a multiple of 512 bytes from 512B to 1GiB, got {text!r}"
+        )
+    return n
+
+
+def cmd_convert(args: argparse.Namespace) -> int:
+    path = _trace_file(args.file)
+    counter = _RecordCounter() if not args.quiet and sys.stderr.isatty() else None
+    try:
+        done = trace_convert(
+            str(path),
+            args.out,
+            args.to,
+            None if args.format == "auto" else args.format,
+            args.block,
+            counter,
+            args.blk_event,
+            args.skip_bad,
+        )
+    finally:
+        if counter is not None:
+            counter.close()
+    print(
+        f"{path} ({done['format']}): {done['records']:,} records → {args.out}: "
+        f"{done['blocks']:,} lines of {args.block}-byte blocks ({args.to})"
+    )
+    return 0
+
+
 def cmd_stats(args: argparse.Namespace) -> int:
     from prefetchlab._table import fmt_bytes, render
 
-    path = Path(args.file)
-    if not path.is_file():
-        raise PrefetchlabError(f"{path}: no such trace file")
+    path = _trace_file(args.file)
     counter = _RecordCounter() if not args.quiet and sys.stderr.isatty() else None
     try:
         s = trace_stats(
@@ -114,39 +162,63 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
 
 def register(subparsers: Any) -> None:
-    """Adds ``trace stats`` to the CLI's subparsers."""
-    t = subparsers.add_parser("trace", help="block traces: what a trace file holds")
-    ts = t.add_subparsers(dest="trace_command", metavar="{stats}", required=True, parser_class=type(t))
+    """Adds ``trace stats`` and ``trace convert`` to the CLI's subparsers."""
+    t = subparsers.add_parser(
+        "trace", help="block traces: what a trace file holds; conversion for other tools"
+    )
+    ts = t.add_subparsers(
+        dest="trace_command", metavar="{stats,convert}", required=True, parser_class=type(t)
+    )
     s = ts.add_parser(
         "stats",
         help="records, reads / writes, footprint, request sizes and sequentiality of a trace",
-        description="Reads a block trace once (gzip-compressed or not) and prints what it holds.",
+        description="Reads a block trace once (compressed or not) and prints what it holds.",
     )
-    s.add_argument("file", metavar="FILE", help="the trace file")
+    _reading_options(s)
     s.add_argument(
+        "--json",
+        action="store_true",
+        help='print {"records","reads","writes","footprint_blocks","span_s","sequential_fraction",…}',
+    )
+    s.set_defaults(func=cmd_stats)
+    c = ts.add_parser(
+        "convert",
+        help="write a trace as libCacheSim's csv (one line per cache block), for other tools",
+        description="Reads a block trace once and writes it as --to OUT: lcs-csv is libCacheSim's csv "
+        "with the header time,obj_id,obj_size,op — time in µs from the first record, obj_id the "
+        "block number (offset / --block), obj_size the bytes asked of that block — the block "
+        'sequence run.mode = "cache-only" simulates.',
+    )
+    _reading_options(c)
+    c.add_argument("--to", choices=OUTPUTS, required=True, help="the output format")
+    c.add_argument("out", metavar="OUT", help="the file to write (replaced when complete)")
+    c.add_argument(
+        "--block", type=_block, default=4096, metavar="SIZE", help="the cache block, e.g. 4KiB (default 4KiB)"
+    )
+    c.set_defaults(func=cmd_convert)
+
+
+def _reading_options(p: argparse.ArgumentParser) -> None:
+    """What ``trace stats`` and ``trace convert`` share: the file and how to read it."""
+    p.add_argument("file", metavar="FILE", help="the trace file")
+    p.add_argument(
         "--format", choices=FORMATS, default="auto", help="the trace format (default: told from the content)"
     )
-    s.add_argument(
+    p.add_argument(
         "--blk-event",
         choices=("D", "Q"),
         default="D",
         help="blkparse: the event taken as requests, D (issued to the device) or Q (queued)",
     )
-    s.add_argument(
+    p.add_argument(
         "--skip-bad",
         type=_count,
         default=0,
         metavar="N",
         help="skip (and count) malformed records of a text format, at most N (default 0: stop at the first)",
     )
-    s.add_argument(
-        "--json",
-        action="store_true",
-        help='print {"records","reads","writes","footprint_blocks","span_s","sequential_fraction",…}',
-    )
-    s.add_argument(
+    p.add_argument(
         "--quiet",
         action="store_true",
         help="no progress line (shown on a terminal when reading takes over a second)",
     )
-    s.set_defaults(func=cmd_stats)

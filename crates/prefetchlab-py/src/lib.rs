@@ -182,24 +182,14 @@ fn trace_stats<'py>(
     blk_event: &str,
     skip_bad: u64,
 ) -> PyResult<Bound<'py, PyDict>> {
-    use prefetchlab::trace::{stats::stats, Format, ReadOptions};
-    let opts = ReadOptions { skip_bad, ..guarded(|| ReadOptions::with_blk_event(blk_event))? };
-    let format = match format {
-        None | Some("auto") => None,
-        Some(name) => Some(guarded(|| Format::from_name(name))?),
-    };
-    let mut callback_error: Option<PyErr> = None;
-    let mut report = |n: u64| {
-        if let (Some(cb), None) = (&progress, &callback_error) {
-            if let Err(e) = cb.call1((n,)) {
-                callback_error = Some(e);
-            }
-        }
-    };
-    let s = guarded(|| stats(Path::new(path), format, &opts, block_bytes, &mut report))?;
-    if let Some(e) = callback_error {
-        return Err(e);
-    }
+    let (format, opts) = trace_options(format, blk_event, skip_bad)?;
+    let mut progress = ProgressCallback::new(progress);
+    let s = guarded(|| {
+        prefetchlab::trace::stats::stats(Path::new(path), format, &opts, block_bytes, &mut |n| {
+            progress.call(n)
+        })
+    })?;
+    progress.finish()?;
     let d = PyDict::new(py);
     d.set_item("format", s.format.name())?;
     d.set_item("records", s.records)?;
@@ -220,6 +210,97 @@ fn trace_stats<'py>(
     d.set_item("sizes", sizes)?;
     d.set_item("skipped_records", s.skipped_records)?;
     Ok(d)
+}
+
+/// The format named `format` (None or `auto`: told from the content) and
+/// the reading options.
+fn trace_options(
+    format: Option<&str>,
+    blk_event: &str,
+    skip_bad: u64,
+) -> PyResult<(Option<prefetchlab::trace::Format>, prefetchlab::trace::ReadOptions)> {
+    use prefetchlab::trace::{Format, ReadOptions};
+    let opts = ReadOptions { skip_bad, ..guarded(|| ReadOptions::with_blk_event(blk_event))? };
+    let format = match format {
+        None | Some("auto") => None,
+        Some(name) => Some(guarded(|| Format::from_name(name))?),
+    };
+    Ok((format, opts))
+}
+
+/// A Python progress callback called with one count; its first exception is
+/// kept (and later calls skipped) to be raised when the work is done.
+struct ProgressCallback<'py> {
+    callback: Option<Bound<'py, PyAny>>,
+    error: Option<PyErr>,
+}
+
+impl<'py> ProgressCallback<'py> {
+    fn new(callback: Option<Bound<'py, PyAny>>) -> Self {
+        ProgressCallback { callback, error: None }
+    }
+    fn call(&mut self, n: u64) {
+        if let (Some(cb), None) = (&self.callback, &self.error) {
+            if let Err(e) = cb.call1((n,)) {
+                self.error = Some(e);
+            }
+        }
+    }
+    fn finish(self) -> PyResult<()> {
+        self.error.map_or(Ok(()), Err)
+    }
+}
+
+/// Writes the trace at `path` to `out` as `to` (`lcs-csv`: libCacheSim's
+/// csv, one line per `block_bytes` block; see `prefetchlab::trace::convert`).
+/// Returns `{"format", "records", "blocks"}`.
+#[pyfunction]
+#[pyo3(signature = (path, out, to="lcs-csv", format=None, block_bytes=4096, progress=None, blk_event="D", skip_bad=0))]
+#[allow(clippy::too_many_arguments)]
+fn trace_convert<'py>(
+    py: Python<'py>,
+    path: &str,
+    out: &str,
+    to: &str,
+    format: Option<&str>,
+    block_bytes: u64,
+    progress: Option<Bound<'py, PyAny>>,
+    blk_event: &str,
+    skip_bad: u64,
+) -> PyResult<Bound<'py, PyDict>> {
+    use prefetchlab::trace::{convert, open_with};
+    if to != "lcs-csv" {
+        return Err(PrefetchlabError::new_err(format!(
+            "--to: unknown output format `{to}`: expected lcs-csv"
+        )));
+    }
+    let (format, opts) = trace_options(format, blk_event, skip_bad)?;
+    let mut progress = ProgressCallback::new(progress);
+    let (fmt, done) = guarded(|| {
+        let mut source = open_with(Path::new(path), format, &opts)?;
+        let done =
+            convert::to_lcs_csv(source.as_mut(), block_bytes, Path::new(out), &mut |n| progress.call(n))?;
+        Ok((source.format(), done))
+    })?;
+    progress.finish()?;
+    let d = PyDict::new(py);
+    d.set_item("format", fmt.name())?;
+    d.set_item("records", done.records)?;
+    d.set_item("blocks", done.blocks)?;
+    Ok(d)
+}
+
+/// A size such as `"4KiB"` (or digits: bytes) in bytes, as a configuration
+/// reads it; `what` names it in the error.
+#[pyfunction]
+fn parse_size(text: &str, what: &str) -> PyResult<u64> {
+    prefetchlab::units::parse_size(text).map_err(|m| PrefetchlabError::new_err(format!("{what}: {m}")))
+}
+
+/// The trace formats the readers know, by name (`auto` not among them).
+#[pyfunction]
+fn trace_formats() -> Vec<&'static str> {
+    prefetchlab::trace::Format::ALL.iter().map(|f| f.name()).collect()
 }
 
 /// What a built-in drive preset is: `{"name", "kind", "description",
@@ -266,5 +347,8 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(preset_info, m)?)?;
     m.add_function(wrap_pyfunction!(preset_names, m)?)?;
     m.add_function(wrap_pyfunction!(trace_stats, m)?)?;
+    m.add_function(wrap_pyfunction!(trace_convert, m)?)?;
+    m.add_function(wrap_pyfunction!(trace_formats, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_size, m)?)?;
     Ok(())
 }

@@ -29,7 +29,7 @@ use crate::block::sched::{self, Pick};
 use crate::block::BlockLayer;
 use crate::cache::lru::NONE;
 use crate::cache::PageCache;
-use crate::config::{Config, DeviceKind};
+use crate::config::{Config, DeviceKind, RunMode};
 use crate::device::{hdd::Hdd, ssd::Ssd, AnyDevice, Device, DiskRequest};
 use crate::error::{Error, Result};
 use crate::fs::FileSystem;
@@ -48,6 +48,9 @@ pub fn simulate(cfg: &Config) -> Result<Report> {
 /// Checks that the stack of `cfg` can be built — the drive model exists,
 /// the geometry is possible, the files fit on the array — without running it.
 pub fn check(cfg: &Config) -> Result<()> {
+    if cfg.run.mode == RunMode::CacheOnly {
+        return crate::cache_only::open_trace(cfg).map(|_| ());
+    }
     Engine::build(cfg).map(|_| ())
 }
 
@@ -67,6 +70,9 @@ pub const PROGRESS_EVERY_EVENTS: u64 = 1 << 16;
 /// [`simulate`], calling `progress` now and then; when it returns `false`
 /// the run stops with [`Error::Cancelled`].
 pub fn simulate_with_progress(cfg: &Config, progress: &mut dyn FnMut(&Progress) -> bool) -> Result<Report> {
+    if cfg.run.mode == RunMode::CacheOnly {
+        return crate::cache_only::run(cfg, progress);
+    }
     let wall = std::time::Instant::now();
     let (mut engine, mut policies) = Engine::build(cfg)?;
     engine.run(&mut policies, progress)?;
@@ -987,7 +993,9 @@ impl Engine {
             bandwidth_mb_s: bytes as f64 / 1e6 / sim_s,
             iops: requests as f64 / sim_s,
             app_requests: requests,
+            writes: 0,
             bytes_read: bytes,
+            bytes_written: 0,
             latency_mean_ms: mean_lat / NS_PER_MS as f64,
             latency_p50_ms: ms(metrics::quantile_sorted(&lat, 0.50)),
             latency_p95_ms: ms(metrics::quantile_sorted(&lat, 0.95)),
@@ -1008,8 +1016,11 @@ impl Engine {
             mean_seek_distance_cyl: ratio(seek_total as f64, disk_requests as f64),
             drive_cache_hits: self.disk_acc.iter().map(|a| a.cache_hits).sum(),
             array_cache_hit_ratio: acs.map_or(0.0, |a| ratio(a.hits as f64, (a.hits + a.misses) as f64)),
-            array_prefetched_blocks: acs.map_or(0, |a| a.prefetched),
-            array_wasted_blocks: acs.map_or(0, |a| a.wasted),
+            hits: acs.map_or(0, |a| a.hits),
+            misses: acs.map_or(0, |a| a.misses),
+            prefetched_blocks: acs.map_or(0, |a| a.prefetched),
+            prefetch_used_blocks: acs.map_or(0, |a| a.prefetch_used),
+            wasted_blocks: acs.map_or(0, |a| a.wasted),
             peak_cache_pages: self.cache.peak_pages(),
             congestion_events: self.block.queues.iter().map(|q| q.stats.congestion_events).sum(),
             queue_full_events: self.block.queues.iter().map(|q| q.stats.queue_full_events).sum(),
@@ -1033,7 +1044,14 @@ impl Engine {
                 }
             })
             .collect();
-        Report { config_json: self.cfg_json, metrics, streams, disks, io_log: self.io_log.take() }
+        Report {
+            config_json: self.cfg_json,
+            metrics,
+            streams,
+            disks,
+            io_log: self.io_log.take(),
+            mode: RunMode::Timed,
+        }
     }
 }
 

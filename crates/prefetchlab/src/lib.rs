@@ -19,6 +19,7 @@
 pub mod array;
 pub mod block;
 pub mod cache;
+pub mod cache_only;
 pub mod config;
 pub mod device;
 pub mod engine;

@@ -54,6 +54,17 @@ pub fn check_latency(ns: u64) -> Result<(), String> {
     Ok(())
 }
 
+/// Largest cache block (`array_cache.block`, `trace convert --block`).
+pub const MAX_BLOCK_BYTES: u64 = 1 << 30;
+
+/// Checks a cache block's size: whole sectors, 512 B to 1 GiB.
+pub fn check_block(bytes: u64) -> Result<(), String> {
+    if !(SECTOR_BYTES..=MAX_BLOCK_BYTES).contains(&bytes) || !bytes.is_multiple_of(SECTOR_BYTES) {
+        return Err(format!("must be a multiple of 512 bytes from 512B to 1GiB, got {bytes} bytes"));
+    }
+    Ok(())
+}
+
 /// Why a number could not be scaled.
 #[derive(Debug, PartialEq, Eq)]
 enum Scale {

@@ -52,8 +52,8 @@ fn array_cache_with_obl_prefetches_and_serves_hits() {
     let none = simulate(&cfg(&format!("{base}prefetch='none'"))).unwrap().metrics;
     let obl = simulate(&cfg(&format!("{base}prefetch='obl'"))).unwrap().metrics;
     assert_eq!(none.bytes_read, obl.bytes_read);
-    assert_eq!(none.array_prefetched_blocks, 0);
-    assert!(obl.array_prefetched_blocks > 0);
+    assert_eq!(none.prefetched_blocks, 0);
+    assert!(obl.prefetched_blocks > 0);
     assert!(obl.array_cache_hit_ratio > none.array_cache_hit_ratio, "{obl:?}");
 }
 

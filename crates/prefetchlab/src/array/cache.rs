@@ -4,10 +4,17 @@
 //! live here.
 //!
 //! Array blocks are many (a 5-disk array of 73 GB drives has ~90 M), so the
-//! index is a hash map from block to slot rather than a flat table.
+//! index is a hash map from block to slot rather than a flat table, hashed
+//! with rustc-hash's multiply-rotate (block numbers are not adversarial, and
+//! the std hasher's SipHash costs more than the rest of a lookup).
+//!
+//! The timed engine fills a block through an I/O ([`ArrayCache::allocate`],
+//! then [`ArrayCache::complete`]); the cache-only mode
+//! ([`crate::cache_only`]) has no clock, so its blocks arrive at once
+//! ([`ArrayCache::fill`]).
 
 use crate::cache::lru::{flag, Evicted, LruSlots, NONE};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// Array-cache counters (blocks).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -29,7 +36,7 @@ impl ArrayCache {
     pub fn new(capacity_blocks: u64) -> Self {
         ArrayCache {
             lru: LruSlots::new(capacity_blocks.min(u32::MAX as u64 - 1) as u32),
-            index: HashMap::new(),
+            index: HashMap::default(),
             stats: ArrayCacheStats::default(),
         }
     }
@@ -74,6 +81,44 @@ impl ArrayCache {
     pub fn complete(&mut self, slot: u32) {
         self.lru.set(slot, flag::UPTODATE);
         self.lru.set_io(slot, NONE);
+    }
+
+    /// Brings `block` (absent) in, already uptodate: read by the layer
+    /// above at once when a demand miss (`prefetched` false), else a
+    /// prefetched block not yet read. Evicts the least recently used block
+    /// when full and returns it (every block is evictable: none waits for
+    /// an I/O without a clock).
+    #[inline]
+    pub fn fill(&mut self, block: u64, prefetched: bool) -> Option<Evicted> {
+        let flags = if prefetched {
+            self.stats.prefetched += 1;
+            flag::UPTODATE | flag::PREFETCHED
+        } else {
+            self.stats.misses += 1;
+            flag::UPTODATE | flag::USED
+        };
+        let (slot, ev) = if self.lru.is_full() {
+            let (slot, _, ev) = self
+                .lru
+                .replace_victim_from(self.lru.tail(), block, flags, NONE)
+                .expect("a full cache has a victim");
+            self.index.remove(&ev.key);
+            self.stats.wasted += ev.unused_prefetch as u64;
+            (slot, Some(ev))
+        } else {
+            (self.lru.insert(block, flags, NONE), None)
+        };
+        self.index.insert(block, slot);
+        ev
+    }
+
+    /// Blocks held now.
+    pub fn len(&self) -> u64 {
+        self.lru.in_use() as u64
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.lru.in_use() == 0
     }
 
     /// A read from above touched the block.

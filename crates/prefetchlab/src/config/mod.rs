@@ -230,18 +230,45 @@ pub enum BlockPrefetchPolicy {
     Obl,
 }
 
+/// How the array cache treats a write (issue 9; decisions.md: write-through
+/// unless told otherwise).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum WritePolicy {
+    /// The write goes to the disks at once; the cache keeps a clean copy.
+    WriteThrough,
+    /// The write is kept dirty in the cache and written when evicted.
+    WriteBack,
+}
+
 /// `[array_cache]`: the optional block cache in the RAID layer.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct ArrayCacheConfig {
     /// 0 = no array cache.
     pub size: Size,
+    /// The cache's block: the unit it holds, looks up and counts (hits,
+    /// misses, prefetched blocks) in.
+    pub block: Size,
     pub prefetch: BlockPrefetchPolicy,
+    pub write_policy: WritePolicy,
 }
 
 impl Default for ArrayCacheConfig {
     fn default() -> Self {
-        ArrayCacheConfig { size: Size(0), prefetch: BlockPrefetchPolicy::None }
+        ArrayCacheConfig {
+            size: Size(0),
+            block: Size(PAGE_BYTES),
+            prefetch: BlockPrefetchPolicy::None,
+            write_policy: WritePolicy::WriteThrough,
+        }
+    }
+}
+
+impl ArrayCacheConfig {
+    /// Blocks the cache holds.
+    pub fn capacity_blocks(&self) -> u64 {
+        self.size.0 / self.block.0.max(1)
     }
 }
 
@@ -289,6 +316,19 @@ impl Default for FsConfig {
 pub enum WorkloadKind {
     Iozone,
     Random,
+    /// A block trace (`workload.path`, `workload.format`).
+    Trace,
+}
+
+/// How a trace's requests are issued (issue 9).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Replay {
+    /// At the trace's own times (scaled by `workload.speed`).
+    Open,
+    /// Each stream's next request when its previous one completes, after
+    /// `workload.think_time`.
+    Closed,
 }
 
 /// `[workload]` (models.md §5.1).
@@ -307,6 +347,23 @@ pub struct WorkloadConfig {
     pub think_time: Duration,
     /// `random`: requests per stream (0 = as many as the file has records).
     pub requests: u64,
+    /// `trace`: the trace file (relative paths from the working directory).
+    pub path: String,
+    /// `trace`: its format (`auto`: told from its content; see
+    /// `prefetchlab::trace::Format` for the names).
+    pub format: String,
+    /// `trace`: open or closed loop.
+    pub replay: Replay,
+    /// `trace`, open loop: arrival times divided by this (2 = twice as fast).
+    pub speed: f64,
+    /// `trace`: time-shifted scale-up — the trace cut into this many
+    /// fragments replayed concurrently from a common start (1 = as recorded).
+    pub fragments: u32,
+    /// `trace`, blkparse: the event taken as the requests, `D` or `Q`.
+    pub blk_event: String,
+    /// `trace`: malformed records of a text format skipped (and counted),
+    /// at most this many; 0 = the first one is an error.
+    pub skip_bad: u64,
 }
 
 impl Default for WorkloadConfig {
@@ -319,8 +376,27 @@ impl Default for WorkloadConfig {
             direct: false,
             think_time: Duration(0),
             requests: 0,
+            path: String::new(),
+            format: "auto".into(),
+            replay: Replay::Open,
+            speed: 1.0,
+            fragments: 1,
+            blk_event: "D".into(),
+            skip_bad: 0,
         }
     }
+}
+
+/// What a run simulates.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum RunMode {
+    /// The whole stack with its clock: devices, queues, latencies.
+    #[default]
+    Timed,
+    /// The array cache and its block policy alone, no clock: hits, misses,
+    /// prefetch accuracy ([`crate::cache_only`]).
+    CacheOnly,
 }
 
 /// `[run]`
@@ -330,6 +406,7 @@ pub struct RunConfig {
     pub seed: u64,
     /// Stop after this much simulated time (0 = when the workload ends).
     pub duration: Duration,
+    pub mode: RunMode,
 }
 
 /// `[output]`
@@ -449,10 +526,31 @@ impl Config {
             ));
         }
         let c = &self.array_cache;
-        if c.size.0 != 0 && c.size.0 < PAGE_BYTES {
+        let block = c.block.0;
+        units::check_block(block).map_err(|m| Error::config("array_cache.block", m))?;
+        if c.size.0 != 0 && c.size.0 < block {
             return Err(Error::config(
                 "array_cache.size",
-                format!("must be 0 (no array cache) or at least 4KiB, got {} bytes", c.size.0),
+                format!(
+                    "must be 0 (no array cache) or hold at least one {block}-byte block, got {} bytes",
+                    c.size.0
+                ),
+            ));
+        }
+        if c.capacity_blocks() > MAX_CACHE_BLOCKS {
+            return Err(Error::config(
+                "array_cache.size",
+                format!(
+                    "{} blocks of {block} bytes: at most {MAX_CACHE_BLOCKS} blocks (a larger array_cache.block \
+                     holds more bytes)",
+                    c.capacity_blocks()
+                ),
+            ));
+        }
+        if self.run.mode == RunMode::Timed && block != PAGE_BYTES {
+            return Err(Error::config(
+                "array_cache.block",
+                format!("timed runs cache 4KiB blocks (the page) so far, got {block} bytes; other blocks in run.mode = \"cache-only\""),
             ));
         }
         if c.size.0 == 0 && c.prefetch != BlockPrefetchPolicy::None {
@@ -554,6 +652,7 @@ impl Config {
 
     fn check_workload(&self) -> Result<()> {
         let w = &self.workload;
+        self.check_trace()?;
         if w.streams == 0 || w.streams > MAX_STREAMS {
             return Err(Error::config(
                 "workload.streams",
@@ -606,6 +705,69 @@ impl Config {
     }
 }
 
+impl Config {
+    /// `workload.kind = "trace"` and `run.mode`: what a trace run needs.
+    fn check_trace(&self) -> Result<()> {
+        let w = &self.workload;
+        let trace = w.kind == WorkloadKind::Trace;
+        if self.run.mode == RunMode::CacheOnly {
+            if !trace {
+                return Err(Error::config(
+                    "workload.kind",
+                    "run.mode = \"cache-only\" reads a block trace: set workload.kind = \"trace\" and workload.path",
+                ));
+            }
+            if self.array_cache.size.0 == 0 {
+                return Err(Error::config(
+                    "array_cache.size",
+                    "run.mode = \"cache-only\" simulates the array cache: give its size (e.g. \"1GiB\")",
+                ));
+            }
+        }
+        if !trace {
+            return Ok(());
+        }
+        if w.path.trim().is_empty() {
+            return Err(Error::config(
+                "workload.path",
+                "workload.kind = \"trace\" needs the trace file's path",
+            ));
+        }
+        if w.format != "auto" {
+            crate::trace::Format::from_name(&w.format)?;
+        }
+        crate::trace::ReadOptions::with_blk_event(&w.blk_event)?;
+        if !(w.speed.is_finite() && w.speed > 0.0) {
+            return Err(Error::config(
+                "workload.speed",
+                format!("must be a positive number, got {}", w.speed),
+            ));
+        }
+        if w.fragments == 0 || w.fragments > MAX_STREAMS {
+            return Err(Error::config(
+                "workload.fragments",
+                format!("must be 1..={MAX_STREAMS}, got {}", w.fragments),
+            ));
+        }
+        if self.run.mode == RunMode::CacheOnly && w.fragments != 1 {
+            return Err(Error::config(
+                "workload.fragments",
+                "time-shifted scale-up replays fragments concurrently in time: it needs run.mode = \"timed\"",
+            ));
+        }
+        if self.run.mode == RunMode::Timed {
+            return Err(Error::config(
+                "run.mode",
+                "a trace is replayed only in run.mode = \"cache-only\" so far; timed replay through the \
+                 stack is not built yet",
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Most blocks of the array cache: its slots are 32-bit indices.
+pub const MAX_CACHE_BLOCKS: u64 = u32::MAX as u64 - 2;
 /// Most member disks of an array (RAID-0, -5, -6, -10).
 pub const MAX_DISKS: u32 = 1024;
 /// Largest `block.nr_requests`: 10240, the deepest queue Linux's blk-mq
@@ -993,6 +1155,42 @@ mod tests {
         }
         let ok = Config::from_toml("[ssd]\nread_bandwidth='1PiB'\nread_latency=0\nchannels=1024", &[]);
         assert!(ok.is_ok(), "an ideal channel is allowed: {ok:?}");
+    }
+
+    #[test]
+    fn trace_runs_and_the_cache_only_mode_say_what_they_need() {
+        let co = "[workload]\nkind = \"trace\"\npath = \"t.csv\"\n[run]\nmode = \"cache-only\"\n[array_cache]\nsize = \"1MiB\"\n";
+        let c = Config::from_toml(co, &[]).unwrap();
+        assert_eq!(
+            (c.run.mode, c.array_cache.block.0, c.array_cache.capacity_blocks()),
+            (RunMode::CacheOnly, 4096, 256)
+        );
+        assert_eq!(c.array_cache.write_policy, WritePolicy::WriteThrough);
+        let ok = |sets: &[&str]| {
+            let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+            Config::from_toml(co, &sets).map(|_| ())
+        };
+        ok(&["array_cache.block=512", "array_cache.write_policy=write-back", "workload.format=vscsi"])
+            .unwrap();
+        assert!(refused(co, &["run.mode=timed"], "run.mode").contains("not built yet"));
+        assert!(refused(co, &["workload.kind=iozone"], "workload.kind").contains("reads a block trace"));
+        assert!(refused(co, &["array_cache.size=0"], "array_cache.size").contains("give its size"));
+        assert!(refused(co, &["array_cache.size=1KiB"], "array_cache.size")
+            .contains("at least one 4096-byte block"));
+        assert!(refused(co, &["array_cache.block=1000"], "array_cache.block").contains("multiple of 512"));
+        assert!(refused(co, &["array_cache.block=2GiB"], "array_cache.block").contains("to 1GiB"));
+        assert!(refused(co, &["array_cache.size=32TiB", "array_cache.block=512"], "array_cache.size")
+            .contains("at most"));
+        assert!(refused(co, &["workload.path="], "workload.path").contains("path"));
+        assert!(refused(co, &["workload.format=csv"], "workload.format").contains("unknown trace format"));
+        assert!(refused(co, &["workload.blk_event=C"], "workload.blk_event").contains("D or Q"));
+        assert!(refused(co, &["workload.speed=0"], "workload.speed").contains("positive"));
+        assert!(refused(co, &["workload.fragments=0"], "workload.fragments").contains("1..="));
+        assert!(refused(co, &["workload.fragments=4"], "workload.fragments").contains("timed"));
+        assert!(refused(co, &["run.mode=cached"], "run.mode").contains("cache-only"));
+        // a timed run caches pages
+        assert!(refused("", &["array_cache.size=1MiB", "array_cache.block=8KiB"], "array_cache.block")
+            .contains("4KiB"));
     }
 
     #[test]

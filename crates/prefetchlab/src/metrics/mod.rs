@@ -5,8 +5,14 @@
 //! Definitions:
 //! * `bandwidth_mb_s` — application bytes read / simulated time, MB = 10^6 B.
 //! * `latency_*_ms` — application request response time, issue to completion.
-//! * `hit_ratio` — pages found uptodate in the page cache / pages read.
-//! * `prefetch_accuracy` — prefetched pages later read / prefetched pages.
+//! * `hit_ratio`, `prefetch_accuracy` — of the first cache the workload
+//!   meets: the page cache for a file workload (pages found uptodate / pages
+//!   read; prefetched pages later read / prefetched pages), the array cache
+//!   for a block trace, which was recorded below a page cache (blocks hit /
+//!   blocks accessed; prefetched blocks later accessed / prefetched blocks).
+//! * `hits`, `misses`, `prefetched_blocks`, `prefetch_used_blocks`,
+//!   `wasted_blocks` — the array cache's, in its blocks (`array_cache.block`);
+//!   0 without an array cache.
 //! * `wasted_prefetch_pages` (wastage) — prefetched pages evicted unread.
 //! * `disk_requests` — requests dispatched to member devices (after merging).
 //! * `request_splits` — extra disk requests made by splitting logical
@@ -17,6 +23,7 @@ pub mod iolog;
 
 pub use iolog::{IoEvent, IoLog, IoRow};
 
+use crate::config::RunMode;
 use serde::Serialize;
 
 /// The scalar figures of one run.
@@ -25,7 +32,10 @@ pub struct Metrics {
     pub bandwidth_mb_s: f64,
     pub iops: f64,
     pub app_requests: u64,
+    /// Application write requests (of `app_requests`).
+    pub writes: u64,
     pub bytes_read: u64,
+    pub bytes_written: u64,
     pub latency_mean_ms: f64,
     pub latency_p50_ms: f64,
     pub latency_p95_ms: f64,
@@ -45,9 +55,12 @@ pub struct Metrics {
     pub disk_utilization: f64,
     pub mean_seek_distance_cyl: f64,
     pub drive_cache_hits: u64,
+    pub hits: u64,
+    pub misses: u64,
     pub array_cache_hit_ratio: f64,
-    pub array_prefetched_blocks: u64,
-    pub array_wasted_blocks: u64,
+    pub prefetched_blocks: u64,
+    pub prefetch_used_blocks: u64,
+    pub wasted_blocks: u64,
     pub peak_cache_pages: u64,
     pub congestion_events: u64,
     /// Requests added to a disk queue already holding `nr_requests` (the
@@ -56,6 +69,27 @@ pub struct Metrics {
     pub sim_time_s: f64,
     pub wall_time_s: f64,
     pub requests_per_wall_s: f64,
+}
+
+impl Metrics {
+    /// The metrics a cache-only run measures; it reports the others as
+    /// `null` (it has no clock, no disks and no page cache).
+    pub const CACHE_ONLY: [&'static str; 14] = [
+        "app_requests",
+        "writes",
+        "bytes_read",
+        "bytes_written",
+        "hit_ratio",
+        "prefetch_accuracy",
+        "hits",
+        "misses",
+        "array_cache_hit_ratio",
+        "prefetched_blocks",
+        "prefetch_used_blocks",
+        "wasted_blocks",
+        "wall_time_s",
+        "requests_per_wall_s",
+    ];
 }
 
 /// Per stream (reader).
@@ -90,6 +124,9 @@ pub struct Report {
     pub streams: Vec<StreamMetrics>,
     pub disks: Vec<DiskMetrics>,
     pub io_log: Option<IoLog>,
+    /// What was simulated: a cache-only report leaves out what it did not
+    /// measure ([`Metrics::CACHE_ONLY`]).
+    pub mode: RunMode,
 }
 
 impl Report {
@@ -99,7 +136,7 @@ impl Report {
         struct Out<'a> {
             version: &'a str,
             config: &'a serde_json::value::RawValue,
-            metrics: &'a Metrics,
+            metrics: serde_json::Value,
             streams: &'a [StreamMetrics],
             disks: &'a [DiskMetrics],
         }
@@ -108,11 +145,29 @@ impl Report {
         serde_json::to_string(&Out {
             version: crate::VERSION,
             config: &raw,
-            metrics: &self.metrics,
+            metrics: self.metrics_json(),
             streams: &self.streams,
             disks: &self.disks,
         })
         .expect("report serializes")
+    }
+}
+
+impl Report {
+    /// The metrics as a JSON object, `null` where the run's mode measures
+    /// nothing.
+    pub fn metrics_json(&self) -> serde_json::Value {
+        let mut v = serde_json::to_value(&self.metrics).expect("metrics serialize");
+        if self.mode == RunMode::CacheOnly {
+            if let Some(map) = v.as_object_mut() {
+                for (name, value) in map.iter_mut() {
+                    if !Metrics::CACHE_ONLY.contains(&name.as_str()) {
+                        *value = serde_json::Value::Null;
+                    }
+                }
+            }
+        }
+        v
     }
 }
 

@@ -20,6 +20,7 @@
 
 pub mod arc;
 pub mod blkparse;
+pub mod convert;
 pub mod disksim;
 pub mod fio;
 pub mod fiu;

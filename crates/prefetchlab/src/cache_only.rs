@@ -1,0 +1,262 @@
+//! The cache-only mode (`[run] mode = "cache-only"`, issue 9): a block
+//! trace through the array cache and its block prefetching policy alone —
+//! no clock, no disks — counting hits, misses and prefetch accuracy. It is
+//! the mode for 10⁸–10⁹-record traces, so its speed is a feature: it reuses
+//! the timed engine's [`ArrayCache`] and [`crate::policy::block`] policies
+//! (the same LRU, the same used/prefetched bookkeeping), never the timed
+//! engine's event loop.
+//!
+//! What a record does here:
+//! * it is split into the cache blocks (`array_cache.block`) it touches,
+//!   `offset / block` up to `(offset + size − 1) / block`, each one access,
+//!   in order — the block sequence libCacheSim is given by
+//!   `prefetchlab trace convert --to lcs-csv` (a zero-size record touches
+//!   nothing, as libCacheSim ignores zero-size requests);
+//! * a block present is a hit and becomes the most recently used; a block
+//!   absent is a miss and is brought in (the least recently used block is
+//!   evicted when the cache is full);
+//! * reads and writes alike: a write allocates its blocks (write-allocate),
+//!   so without a clock `array_cache.write_policy` changes no count — it
+//!   changes when the disks are written, which only a timed run sees;
+//! * the block policy then sees the record's whole range as one access
+//!   (hit when every block was present), as it sees a logical request in a
+//!   timed run, and its prefetches arrive at once.
+//!
+//! The stream a record belongs to does not matter here: one cache serves
+//! every stream of the trace.
+
+use crate::array::cache::ArrayCache;
+use crate::cache::lru::NONE;
+use crate::config::{Config, RunMode};
+use crate::engine::Progress;
+use crate::error::{Error, Result};
+use crate::metrics::{Metrics, Report};
+use crate::policy::block::{self as block_policy, BlockAccess, BlockContext, BlockPrefetch};
+use crate::trace::{self, Op, Record, RecordSource};
+use std::path::Path;
+
+/// Records read from the trace at a time.
+const BATCH_RECORDS: usize = 4096;
+/// Records between two progress reports.
+const PROGRESS_EVERY_RECORDS: u64 = 1 << 18;
+
+/// Opens the trace of `cfg` (its format told from the content when
+/// `workload.format = "auto"`).
+pub fn open_trace(cfg: &Config) -> Result<Box<dyn RecordSource>> {
+    let w = &cfg.workload;
+    let mut opts = trace::ReadOptions::with_blk_event(&w.blk_event)?;
+    opts.skip_bad = w.skip_bad;
+    let format = match w.format.as_str() {
+        "auto" => None,
+        name => Some(trace::Format::from_name(name)?),
+    };
+    trace::open_with(Path::new(&w.path), format, &opts)
+}
+
+/// Runs `cfg` in cache-only mode, calling `progress` now and then (it
+/// stops the run with [`Error::Cancelled`] by returning `false`).
+pub fn run(cfg: &Config, progress: &mut dyn FnMut(&Progress) -> bool) -> Result<Report> {
+    let wall = std::time::Instant::now();
+    let mut source = open_trace(cfg)?;
+    let mut sim = CacheOnly::new(cfg);
+    let mut batch = Vec::with_capacity(BATCH_RECORDS);
+    let mut next_report = PROGRESS_EVERY_RECORDS;
+    loop {
+        batch.clear();
+        if source.next_batch(&mut batch, BATCH_RECORDS)? == 0 {
+            break;
+        }
+        for r in &batch {
+            sim.record(r).map_err(|msg| Error::input(cfg.workload.path.clone(), 0, msg))?;
+        }
+        if sim.records >= next_report {
+            next_report = sim.records + PROGRESS_EVERY_RECORDS;
+            let p = Progress { sim_ns: 0, duration_ns: 0, requests_done: sim.records, requests_total: 0 };
+            if !progress(&p) {
+                return Err(Error::Cancelled);
+            }
+        }
+    }
+    Ok(sim.report(cfg, wall.elapsed().as_secs_f64()))
+}
+
+/// The cache, its policy and the counts of a cache-only run.
+pub struct CacheOnly {
+    cache: ArrayCache,
+    policy: Box<dyn BlockPrefetch>,
+    block_bytes: u64,
+    records: u64,
+    writes: u64,
+    bytes_read: u64,
+    bytes_written: u64,
+}
+
+impl CacheOnly {
+    pub fn new(cfg: &Config) -> CacheOnly {
+        let c = &cfg.array_cache;
+        CacheOnly {
+            cache: ArrayCache::new(c.capacity_blocks()),
+            policy: block_policy::build(c.prefetch),
+            block_bytes: c.block.0,
+            records: 0,
+            writes: 0,
+            bytes_read: 0,
+            bytes_written: 0,
+        }
+    }
+
+    /// One record of the trace; an error message when its range overflows.
+    #[inline]
+    pub fn record(&mut self, r: &Record) -> std::result::Result<(), String> {
+        self.records += 1;
+        match r.op {
+            Op::Read => self.bytes_read += r.size_bytes,
+            Op::Write => {
+                self.writes += 1;
+                self.bytes_written += r.size_bytes;
+            }
+        }
+        if r.size_bytes == 0 {
+            return Ok(());
+        }
+        let last_byte = r.offset_bytes.checked_add(r.size_bytes - 1).ok_or_else(|| {
+            format!(
+                "record {}: offset {} + size {} bytes is beyond 2^64 bytes",
+                self.records, r.offset_bytes, r.size_bytes
+            )
+        })?;
+        let first = r.offset_bytes / self.block_bytes;
+        let end = last_byte / self.block_bytes + 1;
+        let mut all_hit = true;
+        for b in first..end {
+            let slot = self.cache.lookup(b);
+            if slot != NONE {
+                self.cache.stats.hits += 1;
+                self.cache.access(slot);
+            } else {
+                all_hit = false;
+                if let Some(ev) = self.cache.fill(b, false) {
+                    self.policy.on_evict(ev.key, ev.unused_prefetch);
+                }
+            }
+        }
+        let access = BlockAccess { block: first, blocks: end - first, hit: all_hit };
+        let mut ctx = Ctx { cache: &mut self.cache, evicted: Vec::new() };
+        self.policy.on_access(&mut ctx, access);
+        for (block, unused) in ctx.evicted {
+            self.policy.on_evict(block, unused);
+        }
+        Ok(())
+    }
+
+    /// The run's metrics; those a cache-only run does not measure (time,
+    /// disks, the page cache) are left out of its report ([`Metrics::CACHE_ONLY`]).
+    pub fn report(&self, cfg: &Config, wall_s: f64) -> Report {
+        let s = self.cache.stats;
+        let accesses = s.hits + s.misses;
+        let ratio = |a: u64, b: u64| if b == 0 { 0.0 } else { a as f64 / b as f64 };
+        let metrics = Metrics {
+            app_requests: self.records,
+            writes: self.writes,
+            bytes_read: self.bytes_read,
+            bytes_written: self.bytes_written,
+            hits: s.hits,
+            misses: s.misses,
+            hit_ratio: ratio(s.hits, accesses),
+            array_cache_hit_ratio: ratio(s.hits, accesses),
+            prefetched_blocks: s.prefetched,
+            prefetch_used_blocks: s.prefetch_used,
+            wasted_blocks: s.wasted,
+            prefetch_accuracy: ratio(s.prefetch_used, s.prefetched),
+            wall_time_s: wall_s,
+            requests_per_wall_s: if wall_s > 0.0 { self.records as f64 / wall_s } else { 0.0 },
+            ..Metrics::default()
+        };
+        Report { config_json: cfg.to_json(), metrics, mode: RunMode::CacheOnly, ..Report::default() }
+    }
+}
+
+/// The block policy's view of the cache: its prefetches arrive at once.
+struct Ctx<'a> {
+    cache: &'a mut ArrayCache,
+    /// Evictions the prefetches caused, for the policy once it returns.
+    evicted: Vec<(u64, bool)>,
+}
+
+impl BlockContext for Ctx<'_> {
+    fn is_cached(&self, block: u64) -> bool {
+        self.cache.lookup(block) != NONE
+    }
+    fn capacity_blocks(&self) -> u64 {
+        u64::MAX
+    }
+    fn prefetch(&mut self, block: u64, blocks: u64) {
+        for b in block..block.saturating_add(blocks) {
+            if self.cache.lookup(b) == NONE {
+                if let Some(ev) = self.cache.fill(b, true) {
+                    self.evicted.push((ev.key, ev.unused_prefetch));
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::BlockPrefetchPolicy;
+
+    fn cfg(size_blocks: u64, prefetch: BlockPrefetchPolicy) -> Config {
+        let mut c = Config::default();
+        c.array_cache.size.0 = size_blocks * 4096;
+        c.array_cache.prefetch = prefetch;
+        c
+    }
+
+    fn rec(block: u64, blocks: u64, op: Op) -> Record {
+        Record { time_ns: 0, stream: 0, offset_bytes: block * 4096, size_bytes: blocks * 4096, op }
+    }
+
+    #[test]
+    fn lru_counts_by_hand() {
+        // 2 blocks: 1 2 1 3 2 → miss miss hit miss(evicts 2) miss(evicts 1)
+        let mut s = CacheOnly::new(&cfg(2, BlockPrefetchPolicy::None));
+        for b in [1, 2, 1, 3, 2] {
+            s.record(&rec(b, 1, Op::Read)).unwrap();
+        }
+        let st = s.cache.stats;
+        assert_eq!((st.hits, st.misses), (1, 4));
+        assert_eq!(s.cache.len(), 2);
+    }
+
+    #[test]
+    fn a_record_touches_every_block_it_overlaps() {
+        let mut s = CacheOnly::new(&cfg(8, BlockPrefetchPolicy::None));
+        // 100 bytes across the 4096 boundary: blocks 0 and 1
+        s.record(&Record { time_ns: 0, stream: 0, offset_bytes: 4000, size_bytes: 100, op: Op::Write })
+            .unwrap();
+        s.record(&rec(0, 2, Op::Read)).unwrap();
+        s.record(&Record { time_ns: 0, stream: 0, offset_bytes: 9, size_bytes: 0, op: Op::Read }).unwrap();
+        let st = s.cache.stats;
+        assert_eq!((st.hits, st.misses), (2, 2));
+        assert_eq!((s.records, s.writes, s.bytes_written, s.bytes_read), (3, 1, 100, 8192));
+        let e = s
+            .record(&Record { time_ns: 0, stream: 0, offset_bytes: u64::MAX, size_bytes: 2, op: Op::Read })
+            .unwrap_err();
+        assert!(e.contains("beyond 2^64"), "{e}");
+    }
+
+    #[test]
+    fn obl_prefetches_on_a_miss_and_counts_use_and_waste() {
+        let mut s = CacheOnly::new(&cfg(3, BlockPrefetchPolicy::Obl));
+        // cache of 3, most recent first
+        s.record(&rec(10, 1, Op::Read)).unwrap(); // miss 10, prefetch 11: 11 10
+        s.record(&rec(11, 1, Op::Read)).unwrap(); // hit 11 (a prefetch used); none on a hit: 11 10
+        s.record(&rec(20, 1, Op::Read)).unwrap(); // miss 20; prefetch 21 evicts 10: 21 20 11
+        s.record(&rec(30, 1, Op::Read)).unwrap(); // miss 30 evicts 11 (used); 31 evicts 20: 31 30 21
+        s.record(&rec(40, 1, Op::Read)).unwrap(); // miss 40 evicts 21 (never read: wasted); 41 evicts 30
+        let st = s.cache.stats;
+        assert_eq!((st.hits, st.misses), (1, 4));
+        assert_eq!((st.prefetched, st.prefetch_used, st.wasted), (4, 1, 1));
+    }
+}
