@@ -66,6 +66,7 @@ fuzz:
 
 bench: build
 	$(PY) benches/speed.py
+	$(PY) benches/cache_only.py
 
 clean:
 	rm -rf target $(VENV)
