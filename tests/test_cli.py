@@ -59,7 +59,12 @@ def test_run_json_is_the_report(small_config: Path) -> None:
     assert set(report) == REPORT_KEYS
     assert report["version"] == prefetchlab.__version__
     # The resolved configuration: sizes in bytes, defaults filled in.
-    assert report["config"]["array"] == {"layout": "raid0", "disks": 3, "strip": 64 << 10}
+    assert report["config"]["array"] == {
+        "layout": "raid0",
+        "disks": 3,
+        "strip": 64 << 10,
+        "raid6_write": "cheaper",
+    }
     assert report["config"]["block"]["nr_requests"] == 128
     m = report["metrics"]
     assert m["bytes_read"] == SMALL_STREAMS * SMALL_FILE_BYTES

@@ -216,7 +216,11 @@ paper = "yes"
     r = cli("sweep", write(tmp_path, "bad.toml", demo_like(extra=extra)))
     assert r.returncode == 2
     line = one_error_line(r.stderr)
-    assert "claim 1" in line and "unknown metric `bandwidth_mbs` (did you mean `bandwidth_mb_s`?)" in line
+    assert (
+        "claim 1" in line
+        and "unknown metric `bandwidth_mbs` (did you mean `bandwidth_mb_s` or `write_bandwidth_mb_s`?)"
+        in line
+    )
     number = demo_like(extra=extra).splitlines().index("[[claim]]") + 1
     assert f"bad.toml:{number}: " in line
     assert not (tmp_path / "results.duckdb").exists()

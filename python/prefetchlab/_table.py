@@ -19,6 +19,7 @@ SUMMARY_ROWS: tuple[tuple[str, str, str, float], ...] = (
     ("writes", "of which writes", "", 1.0),
     ("bytes_read", "data read", "MB", 1e-6),
     ("bytes_written", "data written", "MB", 1e-6),
+    ("write_bandwidth_mb_s", "write bandwidth", "MB/s", 1.0),
     ("latency_mean_ms", "latency mean", "ms", 1.0),
     ("latency_p50_ms", "latency p50", "ms", 1.0),
     ("latency_p95_ms", "latency p95", "ms", 1.0),
@@ -33,7 +34,7 @@ SUMMARY_ROWS: tuple[tuple[str, str, str, float], ...] = (
     ("block_requests", "block requests", "", 1.0),
     ("disk_requests", "disk requests", "", 1.0),
     ("request_splits", "request splits", "", 1.0),
-    ("disk_sectors", "disk data read", "MB", 512e-6),
+    ("disk_sectors", "disk data moved", "MB", 512e-6),
     ("mean_disk_request_kib", "mean disk request", "KiB", 1.0),
     ("disk_utilization", "disk utilisation (mean)", "%", 100.0),
     ("mean_seek_distance_cyl", "mean seek distance", "cylinders", 1.0),
@@ -46,6 +47,9 @@ SUMMARY_ROWS: tuple[tuple[str, str, str, float], ...] = (
     ("prefetched_blocks", "array-cache prefetched blocks", "blocks", 1.0),
     ("prefetch_used_blocks", "array-cache prefetched blocks read", "blocks", 1.0),
     ("wasted_blocks", "array-cache wasted blocks", "blocks", 1.0),
+    ("rmw_stripes", "RAID rows by read-modify-write", "rows", 1.0),
+    ("rcw_stripes", "RAID rows by reconstruct-write", "rows", 1.0),
+    ("full_stripe_rows", "RAID rows written whole", "rows", 1.0),
     ("peak_cache_pages", "peak page-cache pages", "pages", 1.0),
     ("sim_time_s", "simulated time", "s", 1.0),
     ("wall_time_s", "wall time", "s", 1.0),
@@ -58,7 +62,21 @@ _ARRAY_CACHE_KEYS = frozenset(
 )
 
 #: Rows shown only when the run had writes.
-_WRITE_KEYS = frozenset({"writes", "bytes_written"})
+_WRITE_KEYS = frozenset(
+    {"writes", "bytes_written", "write_bandwidth_mb_s", "rmw_stripes", "rcw_stripes", "full_stripe_rows"}
+)
+
+#: Page-cache rows, not shown for a block trace (it enters below the page cache).
+_PAGE_CACHE_KEYS = frozenset(
+    {
+        "readahead_windows",
+        "prefetched_pages",
+        "prefetch_used_pages",
+        "prefetch_accuracy",
+        "wasted_prefetch_pages",
+        "peak_cache_pages",
+    }
+)
 
 #: Streams and disks beyond this many are summarised (slowest, fastest, mean).
 COMPACT_LIMIT = 8
@@ -162,12 +180,16 @@ def describe_config(config: dict[str, Any]) -> str:
         c = config["array_cache"]
         cache = (
             f"array cache {fmt_bytes(c['size'])} in {fmt_bytes(c['block'])} blocks, LRU, "
-            f"prefetch {c['prefetch']}"
+            f"prefetch {c['prefetch']}, {c['write_policy']}"
+            if c["size"]
+            else "no array cache"
         )
         trace = f"trace {PurePath(w['path']).name} ({w['format']})"
         if config.get("run", {}).get("mode") == "cache-only":
             return f"cache-only; {cache}; {trace}"
-        return f"{array}; {cache}; {trace}, {w['replay']} loop"
+        speed = f" × {w['speed']:g}" if w["speed"] != 1 else ""
+        fragments = f", {w['fragments']} time-shifted fragments" if w["fragments"] > 1 else ""
+        return f"{array}; {cache}; {trace}, {w['replay']} loop{speed}{fragments}"
     io = "O_DIRECT " if w["direct"] else ""
     workload = (
         f"{w['kind']} {w['streams']} stream(s) × {fmt_bytes(w['file_size'])}, "
@@ -189,6 +211,9 @@ def summary_table(report: Report) -> str:
             continue
         if (key in _ARRAY_CACHE_KEYS and not has_array_cache) or (key in _WRITE_KEYS and not has_writes):
             continue
+        if key in _PAGE_CACHE_KEYS and _is_trace(report.config):
+            if key != "prefetch_accuracy" or not has_array_cache:  # a trace's is the array cache's
+                continue
         if key == "hit_ratio":
             label = "array-cache hit ratio" if _is_trace(report.config) else "page-cache hit ratio"
             if _is_trace(report.config):

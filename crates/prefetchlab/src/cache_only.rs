@@ -18,9 +18,10 @@
 //! * reads and writes alike: a write allocates its blocks (write-allocate),
 //!   so without a clock `array_cache.write_policy` changes no count — it
 //!   changes when the disks are written, which only a timed run sees;
-//! * the block policy then sees the record's whole range as one access
-//!   (hit when every block was present), as it sees a logical request in a
-//!   timed run, and its prefetches arrive at once.
+//! * the block policy then sees a read's whole range as one access (hit
+//!   when every block was present), as it sees a logical read in a timed
+//!   run, and its prefetches arrive at once; writes are not shown to it
+//!   (prefetching serves reads), as in a timed run.
 //!
 //! The stream a record belongs to does not matter here: one cache serves
 //! every stream of the trace.
@@ -139,6 +140,9 @@ impl CacheOnly {
                     self.policy.on_evict(ev.key, ev.unused_prefetch);
                 }
             }
+        }
+        if r.op == Op::Write {
+            return Ok(()); // block policies see reads only (prefetching serves reads)
         }
         let access = BlockAccess { block: first, blocks: end - first, hit: all_hit };
         let mut ctx = Ctx { cache: &mut self.cache, evicted: Vec::new() };

@@ -23,13 +23,25 @@
 //! * Every run drains: when the event queue is empty every stream must have
 //!   finished, else the run fails with an internal error instead of reporting
 //!   a short run.
+//!
+//! A block trace (`workload.kind = "trace"`, [`crate::workload::replay`])
+//! was recorded below a page cache, so its requests enter at the array, as
+//! O_DIRECT reads do, in 4 KiB blocks (a record covering part of a block
+//! moves the whole block). A read goes through the array cache when there
+//! is one. A write updates the array cache (write-through: the blocks it
+//! covers become its most recent, present ones counted as hits, absent ones
+//! brought in without a read) and goes to the disks as md plans it
+//! ([`crate::array::write`]): the reads of read-modify-write or
+//! reconstruct-write first, then the data and parity (or mirror) writes; it
+//! completes when the last write does. Block policies see reads only.
 
-use crate::array::{ArrayCache, ArrayLayout};
+use crate::array::write::{plan_write, Raid6Write, WritePlan};
+use crate::array::{ArrayCache, ArrayLayout, Extent};
 use crate::block::sched::{self, Pick};
 use crate::block::BlockLayer;
 use crate::cache::lru::NONE;
 use crate::cache::PageCache;
-use crate::config::{Config, DeviceKind, RunMode};
+use crate::config::{Config, DeviceKind, Raid6WritePolicy, Replay as ReplayLoop, RunMode, WorkloadKind};
 use crate::device::{hdd::Hdd, ssd::Ssd, AnyDevice, Device, DiskRequest};
 use crate::error::{Error, Result};
 use crate::fs::FileSystem;
@@ -37,8 +49,11 @@ use crate::metrics::{self, DiskMetrics, IoEvent, IoLog, IoRow, Metrics, Report, 
 use crate::policy::block::{self as block_policy, BlockAccess, BlockContext, BlockPrefetch};
 use crate::policy::readahead::{self, PageStatus, RaContext, Readahead, Window, WindowKind};
 use crate::sim::{EventQueue, Rng, TimeNs};
+use crate::trace::Op;
 use crate::units::{NS_PER_MS, NS_PER_S, PAGE_BYTES, SECTORS_PER_PAGE};
+use crate::workload::replay::{Replay, TraceRequest};
 use crate::workload::{self, Generator};
+use std::collections::VecDeque;
 
 /// Runs one configuration to the end and reports what it measured.
 pub fn simulate(cfg: &Config) -> Result<Report> {
@@ -87,6 +102,10 @@ enum Ev {
     DiskDone(u32),
     /// A disk's scheduler asked to be asked again now.
     Kick(u32),
+    /// Open-loop replay: the next trace request is due.
+    Arrive,
+    /// Closed-loop replay: a trace stream's think time is over.
+    TraceIssue(u32),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -99,6 +118,13 @@ enum IoKind {
     Direct,
     /// Fills array-cache blocks (for a demand miss, or a block-level prefetch).
     ArrayFill,
+    /// A trace read (of trace request `req`).
+    TraceRead { req: u32 },
+    /// The reads a trace write needs first (read-modify-write or
+    /// reconstruct-write), as one I/O of many disk parts.
+    WritePre { req: u32 },
+    /// The disk writes of trace request `req`.
+    WriteOut { req: u32 },
 }
 
 /// A logical read of contiguous array blocks.
@@ -163,6 +189,63 @@ struct Stream {
     finish_ns: TimeNs,
 }
 
+/// A trace request in flight.
+#[derive(Debug, Clone, Copy)]
+struct TraceReq {
+    stream: u32,
+    issue_ns: TimeNs,
+    bytes: u64,
+    op: Op,
+    block: u64,
+    blocks: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+enum TraceStreamState {
+    /// Nothing in flight (closed loop: the next request is issued at once).
+    #[default]
+    Idle,
+    /// Closed loop: waiting out the think time.
+    Thinking,
+    /// Closed loop: a request in flight.
+    Busy,
+}
+
+/// One stream of a trace.
+#[derive(Debug, Default)]
+struct TraceStream {
+    state: TraceStreamState,
+    /// Closed loop: its requests read from the trace, not issued yet.
+    queue: VecDeque<TraceRequest>,
+    requests: u64,
+    bytes_read: u64,
+    latency_sum_ns: u64,
+    finish_ns: TimeNs,
+}
+
+/// Closed loop: the most trace requests read ahead of their issue (over
+/// all streams), which bounds memory whatever the trace's length.
+const CLOSED_LOOP_READ_AHEAD: u64 = 4096;
+
+/// The replay of a block trace.
+struct TraceReplay {
+    replay: Replay,
+    closed: bool,
+    think_ns: u64,
+    /// Open loop: the next request, due at its arrival.
+    next: Option<TraceRequest>,
+    reqs: Vec<TraceReq>,
+    free_reqs: Vec<u32>,
+    in_flight: u64,
+    streams: Vec<TraceStream>,
+    /// Closed loop: requests read and queued, not yet issued.
+    queued: u64,
+    requests: u64,
+    writes: u64,
+    bytes_read: u64,
+    bytes_written: u64,
+}
+
 /// Per-disk accumulators beyond the queue's own.
 #[derive(Default, Clone, Copy)]
 struct DiskAcc {
@@ -209,6 +292,12 @@ struct Engine {
     block_requests: u64,
     request_splits: u64,
     cfg_json: String,
+    trace: Option<Box<TraceReplay>>,
+    write_plan: WritePlan,
+    raid6_write: Raid6Write,
+    rmw_rows: u64,
+    rcw_rows: u64,
+    full_rows: u64,
 }
 
 impl Engine {
@@ -294,7 +383,34 @@ impl Engine {
             block_requests: 0,
             request_splits: 0,
             cfg_json: cfg.to_json(),
+            trace: None,
+            write_plan: WritePlan::new(),
+            raid6_write: match cfg.array.raid6_write {
+                Raid6WritePolicy::Reconstruct => Raid6Write::ReconstructOnly,
+                Raid6WritePolicy::Cheaper => Raid6Write::Cheaper,
+            },
+            rmw_rows: 0,
+            rcw_rows: 0,
+            full_rows: 0,
         };
+        let mut engine = engine;
+        if cfg.workload.kind == WorkloadKind::Trace {
+            engine.trace = Some(Box::new(TraceReplay {
+                replay: Replay::open(cfg)?,
+                closed: cfg.workload.replay == ReplayLoop::Closed,
+                think_ns: cfg.workload.think_time.0,
+                next: None,
+                reqs: Vec::new(),
+                free_reqs: Vec::new(),
+                in_flight: 0,
+                streams: Vec::new(),
+                queued: 0,
+                requests: 0,
+                writes: 0,
+                bytes_read: 0,
+                bytes_written: 0,
+            }));
+        }
         Ok((engine, policies))
     }
 
@@ -306,6 +422,7 @@ impl Engine {
         for s in 0..self.streams.len() as u32 {
             self.events.schedule(0, Ev::Issue(s));
         }
+        self.trace_start()?;
         let requests_total: u64 = self.streams.iter().map(|s| s.gen.spec.requests).sum();
         let mut events: u64 = 0;
         while let Some((t, ev)) = self.events.pop() {
@@ -318,7 +435,8 @@ impl Engine {
                 let p = Progress {
                     sim_ns: t,
                     duration_ns: self.duration_ns,
-                    requests_done: self.streams.iter().map(|s| s.requests).sum(),
+                    requests_done: self.streams.iter().map(|s| s.requests).sum::<u64>()
+                        + self.trace.as_ref().map_or(0, |t| t.requests),
                     requests_total,
                 };
                 if !progress(&p) {
@@ -334,6 +452,8 @@ impl Engine {
                         self.kick(d);
                     }
                 }
+                Ev::Arrive => self.trace_arrive()?,
+                Ev::TraceIssue(s) => self.trace_issue_next(s)?,
             }
             while let Some(s) = self.woken.pop() {
                 self.advance(s, policies);
@@ -347,6 +467,15 @@ impl Engine {
         let stuck = self.streams.iter().filter(|s| s.state != StreamState::Done).count();
         if stuck > 0 {
             return Err(Error::Internal(format!("{stuck} stream(s) never finished: a request was lost")));
+        }
+        if let Some(t) = &self.trace {
+            self.end_ns = self.end_ns.max(t.streams.iter().map(|s| s.finish_ns).max().unwrap_or(0));
+            if t.in_flight > 0 || t.queued > 0 || t.next.is_some() {
+                return Err(Error::Internal(format!(
+                    "{} trace request(s) never finished: a request was lost",
+                    t.in_flight + t.queued
+                )));
+            }
         }
         Ok(())
     }
@@ -505,6 +634,224 @@ impl Engine {
         if st.direct_pending == 0 {
             st.cur_page = st.end_page;
             self.finish_request(s);
+        }
+    }
+
+    // ----- trace replay ---------------------------------------------------------------
+
+    /// Starts a trace's replay: the first request's arrival (open loop), or
+    /// the first requests of every stream (closed loop).
+    fn trace_start(&mut self) -> Result<()> {
+        let Some(t) = self.trace.as_mut() else { return Ok(()) };
+        if t.closed {
+            return self.trace_fill();
+        }
+        t.next = t.replay.next_request()?;
+        if let Some(r) = t.next {
+            self.events.schedule(r.arrival_ns, Ev::Arrive);
+        }
+        Ok(())
+    }
+
+    /// Open loop: issues the request due now and schedules the next one.
+    fn trace_arrive(&mut self) -> Result<()> {
+        let t = self.trace.as_mut().expect("a trace");
+        let Some(r) = t.next.take() else { return Ok(()) };
+        t.next = t.replay.next_request()?;
+        if let Some(n) = t.next {
+            let at = n.arrival_ns.max(self.events.now_ns());
+            self.events.schedule(at, Ev::Arrive);
+        }
+        self.trace_issue(r)
+    }
+
+    /// Closed loop: reads requests ahead (at most [`CLOSED_LOOP_READ_AHEAD`]
+    /// waiting), issuing each at once when its stream is idle, else queueing it.
+    fn trace_fill(&mut self) -> Result<()> {
+        loop {
+            let t = self.trace.as_mut().expect("a trace");
+            if t.queued >= CLOSED_LOOP_READ_AHEAD {
+                return Ok(());
+            }
+            let Some(r) = t.replay.next_request()? else { return Ok(()) };
+            let s = r.stream as usize;
+            if s >= t.streams.len() {
+                t.streams.resize_with(s + 1, TraceStream::default);
+            }
+            let st = &mut t.streams[s];
+            if st.state == TraceStreamState::Idle && st.queue.is_empty() {
+                st.state = TraceStreamState::Busy;
+                self.trace_issue(r)?;
+            } else {
+                st.queue.push_back(r);
+                t.queued += 1;
+            }
+        }
+    }
+
+    /// Closed loop: stream `s`'s think time is over.
+    fn trace_issue_next(&mut self, s: u32) -> Result<()> {
+        let t = self.trace.as_mut().expect("a trace");
+        let st = &mut t.streams[s as usize];
+        match st.queue.pop_front() {
+            Some(r) => {
+                st.state = TraceStreamState::Busy;
+                t.queued -= 1;
+                self.trace_issue(r)?;
+            }
+            None => st.state = TraceStreamState::Idle,
+        }
+        self.trace_fill()
+    }
+
+    /// Sends trace request `r` into the array.
+    fn trace_issue(&mut self, r: TraceRequest) -> Result<()> {
+        let now = self.events.now_ns();
+        let capacity_bytes = self.layout.capacity_blocks() * PAGE_BYTES;
+        let end = r.offset_bytes.checked_add(r.size_bytes).filter(|&e| e <= capacity_bytes);
+        let t = self.trace.as_mut().expect("a trace");
+        let Some(end) = end else {
+            return Err(Error::input(
+                t.replay.path().to_string(),
+                0,
+                format!(
+                    "record {}: bytes {}..{} are beyond the array's {capacity_bytes} bytes (a larger array, or \
+                     a trace of this array)",
+                    r.record,
+                    r.offset_bytes,
+                    r.offset_bytes as u128 + r.size_bytes as u128
+                ),
+            ));
+        };
+        let s = r.stream as usize;
+        if s >= t.streams.len() {
+            t.streams.resize_with(s + 1, TraceStream::default);
+        }
+        let block = r.offset_bytes / PAGE_BYTES;
+        let blocks = end.div_ceil(PAGE_BYTES) - block;
+        let req = TraceReq { stream: r.stream, issue_ns: now, bytes: r.size_bytes, op: r.op, block, blocks };
+        let id = match t.free_reqs.pop() {
+            Some(i) => {
+                t.reqs[i as usize] = req;
+                i
+            }
+            None => {
+                t.reqs.push(req);
+                (t.reqs.len() - 1) as u32
+            }
+        };
+        t.in_flight += 1;
+        match r.op {
+            Op::Read => {
+                let io = self.new_io(IoKind::TraceRead { req: id }, r.stream, block, blocks);
+                self.submit(io);
+            }
+            Op::Write => {
+                if self.array_cache.is_some() {
+                    self.write_to_array_cache(block, blocks);
+                }
+                self.block_requests += 1;
+                let mut row = IoRow::new(now, IoEvent::BlockRequest);
+                row.stream = r.stream as i32;
+                row.array_block = block as i64;
+                row.pages = blocks as i64;
+                self.log(row);
+                self.start_write(id);
+            }
+        }
+        Ok(())
+    }
+
+    /// Write-through: the blocks of a write become the array cache's most
+    /// recent, uptodate (absent ones brought in without a read).
+    fn write_to_array_cache(&mut self, block: u64, blocks: u64) {
+        let ac = self.array_cache.as_mut().expect("array cache");
+        for b in block..block + blocks {
+            let slot = ac.lookup(b);
+            if slot != NONE {
+                ac.stats.hits += 1;
+                ac.access(slot);
+                continue;
+            }
+            let (ev, room) = ac.make_room();
+            if let Some(ev) = ev {
+                self.evictions.push((ev.key, ev.unused_prefetch));
+            }
+            if !room {
+                continue; // every block is in flight: the write bypasses the cache
+            }
+            ac.stats.misses += 1;
+            let slot = ac.allocate(b, NONE, false);
+            ac.complete(slot);
+            ac.access(slot);
+        }
+        if !self.evictions.is_empty() {
+            let mut policy =
+                std::mem::replace(&mut self.block_policy, Box::new(block_policy::NoBlockPrefetch));
+            for (b, unused) in self.evictions.drain(..) {
+                policy.on_evict(b, unused);
+            }
+            self.block_policy = policy;
+        }
+    }
+
+    /// A trace write: md's reads first (if any), then the writes.
+    fn start_write(&mut self, req: u32) {
+        let r = self.trace.as_ref().expect("a trace").reqs[req as usize];
+        plan_write(&self.layout, self.raid6_write, r.block, r.blocks, &mut self.write_plan);
+        self.rmw_rows += self.write_plan.rmw_rows;
+        self.rcw_rows += self.write_plan.rcw_rows;
+        self.full_rows += self.write_plan.full_rows;
+        if self.write_plan.reads.is_empty() {
+            self.write_out(req);
+            return;
+        }
+        let io = self.new_io(IoKind::WritePre { req }, r.stream, r.block, r.blocks);
+        let reads = std::mem::take(&mut self.write_plan.reads);
+        self.queue_extents(io, &reads, false);
+        self.write_plan.reads = reads;
+    }
+
+    /// The writes of trace request `req` (its reads, if any, are done).
+    fn write_out(&mut self, req: u32) {
+        let r = self.trace.as_ref().expect("a trace").reqs[req as usize];
+        // the plan again (it is a function of the request and the layout):
+        // nothing is kept per request between the two phases
+        let mut plan = std::mem::take(&mut self.write_plan);
+        plan_write(&self.layout, self.raid6_write, r.block, r.blocks, &mut plan);
+        let io = self.new_io(IoKind::WriteOut { req }, r.stream, r.block, r.blocks);
+        self.queue_extents(io, &plan.writes, true);
+        self.write_plan = plan;
+    }
+
+    /// One I/O of trace request `req` is done: the request, when it was its last.
+    fn trace_done(&mut self, req: u32) {
+        let now = self.events.now_ns();
+        let t = self.trace.as_mut().expect("a trace");
+        let r = t.reqs[req as usize];
+        t.free_reqs.push(req);
+        t.in_flight -= 1;
+        t.requests += 1;
+        let lat = now - r.issue_ns;
+        match r.op {
+            Op::Read => t.bytes_read += r.bytes,
+            Op::Write => {
+                t.writes += 1;
+                t.bytes_written += r.bytes;
+            }
+        }
+        let st = &mut t.streams[r.stream as usize];
+        st.requests += 1;
+        if r.op == Op::Read {
+            st.bytes_read += r.bytes;
+        }
+        st.latency_sum_ns += lat;
+        st.finish_ns = now;
+        self.latencies_ns.push(lat);
+        if t.closed {
+            st.state = TraceStreamState::Thinking;
+            let think = t.think_ns;
+            self.events.schedule(now + think, Ev::TraceIssue(r.stream));
         }
     }
 
@@ -770,8 +1117,7 @@ impl Engine {
     /// Splits `io` per strip and puts each piece (cut at the largest request
     /// size) into its disk's queue.
     fn send_to_disks(&mut self, io: u32) {
-        let now = self.events.now_ns();
-        let Io { array_block, blocks, stream, .. } = self.ios[io as usize];
+        let Io { array_block, blocks, .. } = self.ios[io as usize];
         let mut extents = std::mem::take(&mut self.extents);
         extents.clear();
         {
@@ -784,30 +1130,44 @@ impl Engine {
                 |d0: u32, d1: u32| queues[d1 as usize].outstanding() < queues[d0 as usize].outstanding();
             self.layout.map_read(array_block, blocks, &mut pick_second, &mut extents);
         }
+        self.queue_extents(io, &extents, false);
+        self.extents = extents;
+    }
+
+    /// Puts the member-disk pieces of `io` (cut at the largest request size)
+    /// into their disks' queues, reads or writes; an I/O with no piece is
+    /// complete at once.
+    fn queue_extents(&mut self, io: u32, extents: &[Extent], write: bool) {
+        let now = self.events.now_ns();
+        let stream = self.ios[io as usize].stream;
         if extents.len() > 1 {
             self.request_splits += extents.len() as u64 - 1;
         }
         let max_sectors = self.block.max_request_sectors();
         let mut pending = 0;
         self.touched_disks.clear();
-        for e in &extents {
+        for e in extents {
             let mut lba = e.disk_block * SECTORS_PER_PAGE;
             let end = lba + e.blocks * SECTORS_PER_PAGE;
             let mut ab = e.array_block;
             while lba < end {
                 let n = (end - lba).min(max_sectors);
                 let pos = self.devices[e.disk as usize].position_of(lba);
-                self.block.add(e.disk, lba, n, pos, false, stream, io, ab as i64, now);
+                let array_block = if e.is_parity() { -1 } else { ab as i64 };
+                self.block.add(e.disk, lba, n, pos, write, stream, io, array_block, now);
                 pending += 1;
                 lba += n;
-                ab += n / SECTORS_PER_PAGE;
+                ab = ab.wrapping_add(n / SECTORS_PER_PAGE);
             }
             if !self.touched_disks.contains(&e.disk) {
                 self.touched_disks.push(e.disk);
             }
         }
         self.ios[io as usize].pending = pending;
-        self.extents = extents;
+        if pending == 0 {
+            self.complete_io(io);
+            return;
+        }
         for i in 0..self.touched_disks.len() {
             let d = self.touched_disks[i];
             self.kick(d);
@@ -837,16 +1197,17 @@ impl Engine {
                     // the head ends on the cylinder where this request starts
                     // (a request rarely crosses a cylinder)
                     let q = self.block.queues[disk as usize].pending_at(i);
-                    let (lba, end, end_pos) = (q.lba_sector, q.end_sector, q.pos);
+                    let (lba, end, end_pos, write) = (q.lba_sector, q.end_sector, q.pos, q.write);
                     let id = self.block.dispatch(disk, i, end_pos, now);
-                    let req = DiskRequest { lba_sector: lba, sectors: (end - lba) as u32, write: false };
+                    let req = DiskRequest { lba_sector: lba, sectors: (end - lba) as u32, write };
                     self.disk_acc[disk as usize].outstanding += 1;
                     if let Some(s) = self.devices[disk as usize].submit(id, &req, now) {
                         self.started(disk, s);
                     }
                     if self.io_log.is_some() {
                         let r = *self.block.req(id);
-                        let mut row = IoRow::new(now, IoEvent::DiskDispatch);
+                        let ev = if write { IoEvent::DiskWriteDispatch } else { IoEvent::DiskDispatch };
+                        let mut row = IoRow::new(now, ev);
                         row.stream = r.q.stream as i32;
                         row.disk = disk as i32;
                         row.lba_sector = lba as i64;
@@ -880,7 +1241,8 @@ impl Engine {
             self.started(disk, s);
         }
         if self.io_log.is_some() {
-            let mut row = IoRow::new(now, IoEvent::DiskComplete);
+            let ev = if r.q.write { IoEvent::DiskWriteComplete } else { IoEvent::DiskComplete };
+            let mut row = IoRow::new(now, ev);
             row.stream = r.q.stream as i32;
             row.disk = disk as i32;
             row.lba_sector = r.q.lba_sector as i64;
@@ -940,6 +1302,8 @@ impl Engine {
                     }
                 }
                 IoKind::Direct => self.direct_done(x.stream),
+                IoKind::TraceRead { req } | IoKind::WriteOut { req } => self.trace_done(req),
+                IoKind::WritePre { req } => self.write_out(req),
             }
             let mut w = x.waiters;
             while w != NONE {
@@ -962,8 +1326,12 @@ impl Engine {
     fn report(mut self, wall_s: f64) -> Report {
         let sim_ns = self.end_ns.max(1);
         let sim_s = sim_ns as f64 / NS_PER_S as f64;
-        let bytes: u64 = self.streams.iter().map(|s| s.bytes).sum();
-        let requests: u64 = self.streams.iter().map(|s| s.requests).sum();
+        let trace = self.trace.take();
+        let t = trace.as_deref();
+        let bytes: u64 = self.streams.iter().map(|s| s.bytes).sum::<u64>() + t.map_or(0, |t| t.bytes_read);
+        let requests: u64 =
+            self.streams.iter().map(|s| s.requests).sum::<u64>() + t.map_or(0, |t| t.requests);
+        let bytes_written = t.map_or(0, |t| t.bytes_written);
         let mut lat = std::mem::take(&mut self.latencies_ns);
         lat.sort_unstable();
         let ms = |ns: u64| ns as f64 / NS_PER_MS as f64;
@@ -993,15 +1361,24 @@ impl Engine {
             bandwidth_mb_s: bytes as f64 / 1e6 / sim_s,
             iops: requests as f64 / sim_s,
             app_requests: requests,
-            writes: 0,
+            writes: t.map_or(0, |t| t.writes),
             bytes_read: bytes,
-            bytes_written: 0,
+            bytes_written,
+            write_bandwidth_mb_s: bytes_written as f64 / 1e6 / sim_s,
+            rmw_stripes: self.rmw_rows,
+            rcw_stripes: self.rcw_rows,
+            full_stripe_rows: self.full_rows,
             latency_mean_ms: mean_lat / NS_PER_MS as f64,
             latency_p50_ms: ms(metrics::quantile_sorted(&lat, 0.50)),
             latency_p95_ms: ms(metrics::quantile_sorted(&lat, 0.95)),
             latency_p99_ms: ms(metrics::quantile_sorted(&lat, 0.99)),
             latency_max_ms: ms(lat.last().copied().unwrap_or(0)),
-            hit_ratio: ratio(cs.hits as f64, (cs.hits + cs.misses) as f64),
+            // a trace meets the array cache first (see Metrics)
+            hit_ratio: match (t, acs) {
+                (Some(_), Some(a)) => ratio(a.hits as f64, (a.hits + a.misses) as f64),
+                (Some(_), None) => 0.0,
+                _ => ratio(cs.hits as f64, (cs.hits + cs.misses) as f64),
+            },
             prefetched_pages: cs.prefetched,
             prefetch_used_pages: cs.prefetch_used,
             prefetch_accuracy: ratio(cs.prefetch_used as f64, cs.prefetched as f64),
@@ -1043,6 +1420,17 @@ impl Engine {
                     finish_time_s: s.finish_ns as f64 / NS_PER_S as f64,
                 }
             })
+            .chain(t.into_iter().flat_map(|t| t.streams.iter()).enumerate().map(|(i, s)| {
+                let secs = s.finish_ns.max(1) as f64 / NS_PER_S as f64;
+                StreamMetrics {
+                    stream: i as u32,
+                    requests: s.requests,
+                    bytes_read: s.bytes_read,
+                    bandwidth_mb_s: s.bytes_read as f64 / 1e6 / secs,
+                    latency_mean_ms: ratio(s.latency_sum_ns as f64 / NS_PER_MS as f64, s.requests as f64),
+                    finish_time_s: s.finish_ns as f64 / NS_PER_S as f64,
+                }
+            }))
             .collect();
         Report {
             config_json: self.cfg_json,

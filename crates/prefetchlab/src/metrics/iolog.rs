@@ -21,11 +21,16 @@ pub enum IoEvent {
     DiskComplete = 5,
     /// A block prefetched by the array-cache policy.
     ArrayPrefetch = 6,
+    /// A disk write dispatched to a member device (a trace's write: data,
+    /// parity or mirror).
+    DiskWriteDispatch = 7,
+    /// A disk write completed.
+    DiskWriteComplete = 8,
 }
 
 impl IoEvent {
     /// Names, indexed by the event code.
-    pub const NAMES: [&'static str; 7] = [
+    pub const NAMES: [&'static str; 9] = [
         "window_sync",
         "window_async",
         "page_read",
@@ -33,6 +38,8 @@ impl IoEvent {
         "disk_dispatch",
         "disk_complete",
         "array_prefetch",
+        "disk_write_dispatch",
+        "disk_write_complete",
     ];
 }
 

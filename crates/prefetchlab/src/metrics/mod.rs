@@ -36,6 +36,13 @@ pub struct Metrics {
     pub writes: u64,
     pub bytes_read: u64,
     pub bytes_written: u64,
+    /// Application bytes written / simulated time, MB/s.
+    pub write_bandwidth_mb_s: f64,
+    /// RAID-5/6 rows (md stripe heads: one 4 KiB block per member) written
+    /// by read-modify-write, by reconstruct-write, and whole (no reads).
+    pub rmw_stripes: u64,
+    pub rcw_stripes: u64,
+    pub full_stripe_rows: u64,
     pub latency_mean_ms: f64,
     pub latency_p50_ms: f64,
     pub latency_p95_ms: f64,

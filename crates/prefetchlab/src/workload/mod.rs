@@ -9,6 +9,11 @@
 //!
 //! Both are closed loops: a stream issues its next request `think_time`
 //! after the previous one completed.
+//!
+//! * [`replay`] — a block trace's records as requests (open or closed loop,
+//!   time-shifted scale-up), entering the stack at the array.
+
+pub mod replay;
 
 use crate::config::{Config, WorkloadKind};
 use crate::sim::Rng;
@@ -51,6 +56,9 @@ impl Generator {
 /// The streams of a configuration and the sizes (pages) of the files they read.
 pub fn build(cfg: &Config) -> (Vec<Generator>, Vec<u64>) {
     let w = &cfg.workload;
+    if w.kind == WorkloadKind::Trace {
+        return (Vec::new(), Vec::new()); // a trace has no files: see `replay`
+    }
     let file_bytes = w.file_size.0;
     let records = file_bytes.div_ceil(w.record.0);
     let random = w.kind == WorkloadKind::Random;
