@@ -41,8 +41,9 @@ class Validation(TypedDict):
 
 Format = Literal["toml", "json", "path"]
 
-def resolve(text: str, fmt: Format, sets: list[str] = ...) -> str:
-    """Checks a configuration; returns it resolved (every default filled in) as JSON."""
+def resolve(text: str, fmt: Format, sets: list[str] = ..., stack: bool = ...) -> str:
+    """Checks a configuration (with ``stack``, also that its stack can be built and its files
+    read); returns it resolved (every default filled in) as JSON."""
 
 def simulate(
     text: str,

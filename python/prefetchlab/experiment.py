@@ -176,7 +176,7 @@ class Experiment:
         """How a resolved value of ``key`` is shown: as the file wrote it when it is an axis."""
         for r in self.runs:
             if key in r.point and r.flat.get(key) == resolved:
-                return str(r.point[key])
+                return Path(str(r.point[key])).name if key in _PATH_KEYS else str(r.point[key])
         return str(resolved)
 
     def check_claims(self, rows: Sequence[Mapping[str, Any]]) -> list[ClaimResult]:
@@ -223,6 +223,22 @@ def _set(tree: dict[str, Any], key: str, value: Any) -> None:
     node[parts[-1]] = value
 
 
+#: Keys naming files, read relative to the experiment file's folder when relative (so an
+#: experiment runs the same from any working directory).
+_PATH_KEYS = ("workload.path",)
+
+
+def _with_paths_resolved(tree: dict[str, Any], path: Path) -> dict[str, Any]:
+    """``tree`` with every relative file path of :data:`_PATH_KEYS` made absolute from the
+    experiment file's folder."""
+    flat = flatten(tree)
+    for key in _PATH_KEYS:
+        value = flat.get(key)
+        if isinstance(value, str) and value and not Path(value).is_absolute():
+            _set(tree, key, str((path.parent / value).resolve()))
+    return tree
+
+
 _CANON_CACHE: dict[tuple[str, str, str], Any] = {}
 
 
@@ -234,8 +250,11 @@ def _canonical(config_json: str, key: str, value: Scalar, path: Path) -> Any:
         if key not in flatten(tree) and not key.startswith("disk.overrides."):
             raise ExperimentError(f"{path}: `{key}` is not a configuration key")
         _set(tree, key, value)
+        _with_paths_resolved(tree, path)
         try:
-            resolved = flatten(json.loads(_engine.resolve(json.dumps(tree), "json", [])))
+            # values only: the stack is built for each run (a selector's value combined with the
+            # base's other values, e.g. a trace and another trace's format, need not make a run)
+            resolved = flatten(json.loads(_engine.resolve(json.dumps(tree), "json", [], False)))
         except PrefetchlabError as e:
             raise ExperimentError(f"{path}: value `{value}` for `{key}`: {e}") from None
         _CANON_CACHE[cache_key] = resolved.get(key)
@@ -563,9 +582,14 @@ def load_experiment(path: str | Path) -> Experiment:
     return exp
 
 
-def _resolve(tree: Mapping[str, Any], path: Path, source: str, point: Mapping[str, Scalar]) -> str:
+def _resolve(
+    tree: Mapping[str, Any], path: Path, source: str, point: Mapping[str, Scalar], stack: bool = True
+) -> str:
+    """The resolved configuration of ``tree`` as canonical JSON; with ``stack``, also checked to
+    make a run (drive model, geometry, trace file)."""
+    tree = _with_paths_resolved(copy.deepcopy(dict(tree)), path)
     try:
-        resolved = _engine.resolve(json.dumps(tree), "json", [])
+        resolved = _engine.resolve(json.dumps(tree), "json", [], stack)
     except PrefetchlabError as e:
         m = re.search(r"config key `([^`]+)`", str(e))
         where = _at(path, source, m.group(1) if m else None)
@@ -586,7 +610,7 @@ def _expand(
     first = copy.deepcopy(base)
     for a in axes:
         _set(first, a.key, a.values[0])
-    base_json = _resolve(first, path, source, {})
+    base_json = _resolve(first, path, source, {}, stack=False)
     only = [
         _canon_table(t, base_json, path) for t in _selectors(sweep.get("only"), "sweep.only", path, source)
     ]
@@ -601,12 +625,13 @@ def _expand(
         tree = copy.deepcopy(base)
         for k, v in point.items():
             _set(tree, k, v)
-        config_json = _resolve(tree, path, source, point)
+        config_json = _resolve(tree, path, source, point, stack=False)
         flat = flatten(json.loads(config_json))
         if only and not any(_matches(flat, t) for t in only):
             continue
         if any(_matches(flat, t) for t in exclude):
             continue
+        _resolve(tree, path, source, point)  # a run kept: its stack must build
         rid = run_id(config_json)
         if rid in seen:
             raise ExperimentError(f"{path}: the runs {seen[rid]} and {point} have the same configuration")

@@ -103,7 +103,12 @@ def _panel(ax: Any, exp: Experiment, f: Figure, series_data: Mapping[Any, Mappin
     if f.logy:
         ax.set_yscale("log")
     if xs_all:
-        ax.set_xticks([position[x] for x in xs_all], [exp.label(f.x, x) for x in xs_all])
+        labels = [exp.label(f.x, x) for x in xs_all]
+        ax.set_xticks([position[x] for x in xs_all], labels)
+        if sum(len(t) for t in labels) > 40:  # long names (trace files): slanted, so they do not overlap
+            ax.tick_params(axis="x", labelrotation=25)
+            for t in ax.get_xticklabels():
+                t.set_horizontalalignment("right")
         if f.logx:
             ax.minorticks_off()
     ax.set_xlabel(f.x + (f" ({f.xunits})" if f.xunits else ""))

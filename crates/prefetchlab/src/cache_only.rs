@@ -23,6 +23,8 @@
 //!   run, and its prefetches arrive at once; writes are not shown to it
 //!   (prefetching serves reads), as in a timed run.
 //!
+//! With `workload.writes = false` a trace's writes are skipped (not counted).
+//!
 //! The stream a record belongs to does not matter here: one cache serves
 //! every stream of the trace.
 
@@ -86,6 +88,8 @@ pub struct CacheOnly {
     cache: ArrayCache,
     policy: Box<dyn BlockPrefetch>,
     block_bytes: u64,
+    /// `workload.writes`: a trace's writes are replayed (else skipped).
+    writes_replayed: bool,
     records: u64,
     writes: u64,
     bytes_read: u64,
@@ -99,6 +103,7 @@ impl CacheOnly {
             cache: ArrayCache::new(c.capacity_blocks()),
             policy: block_policy::build(c.prefetch),
             block_bytes: c.block.0,
+            writes_replayed: cfg.workload.writes,
             records: 0,
             writes: 0,
             bytes_read: 0,
@@ -109,6 +114,9 @@ impl CacheOnly {
     /// One record of the trace; an error message when its range overflows.
     #[inline]
     pub fn record(&mut self, r: &Record) -> std::result::Result<(), String> {
+        if r.op == Op::Write && !self.writes_replayed {
+            return Ok(());
+        }
         self.records += 1;
         match r.op {
             Op::Read => self.bytes_read += r.size_bytes,

@@ -112,6 +112,20 @@ impl ArrayCache {
         ev
     }
 
+    /// Whether the block carries the readahead marker (array-level readahead).
+    #[inline]
+    pub fn has_marker(&self, slot: u32) -> bool {
+        self.lru.has(slot, flag::MARKER)
+    }
+
+    pub fn set_marker(&mut self, slot: u32) {
+        self.lru.set(slot, flag::MARKER);
+    }
+
+    pub fn clear_marker(&mut self, slot: u32) {
+        self.lru.clear(slot, flag::MARKER);
+    }
+
     /// Blocks held now.
     pub fn len(&self) -> u64 {
         self.lru.in_use() as u64

@@ -246,6 +246,10 @@ impl Default for SeqpConfig {
 pub enum BlockPrefetchPolicy {
     None,
     Obl,
+    /// Linux readahead (`[readahead]`'s variant and max) on the array's
+    /// blocks, one state per trace stream: the block device's readahead,
+    /// for a block trace (which enters at the array).
+    Linux,
 }
 
 /// How the array cache treats a write (issue 9; decisions.md: write-through
@@ -377,6 +381,8 @@ pub struct WorkloadConfig {
     /// `trace`: time-shifted scale-up — the trace cut into this many
     /// fragments replayed concurrently from a common start (1 = as recorded).
     pub fragments: u32,
+    /// `trace`: replay its writes too (`false`: its reads only).
+    pub writes: bool,
     /// `trace`, blkparse: the event taken as the requests, `D` or `Q`.
     pub blk_event: String,
     /// `trace`: malformed records of a text format skipped (and counted),
@@ -399,6 +405,7 @@ impl Default for WorkloadConfig {
             replay: Replay::Open,
             speed: 1.0,
             fragments: 1,
+            writes: true,
             blk_event: "D".into(),
             skip_bad: 0,
         }
@@ -743,6 +750,13 @@ impl Config {
             }
         }
         if !trace {
+            if self.array_cache.prefetch == BlockPrefetchPolicy::Linux {
+                return Err(Error::config(
+                    "array_cache.prefetch",
+                    "\"linux\" is readahead at the array for a block trace (workload.kind = \"trace\"); a file \
+                     workload has its own readahead (readahead.policy)",
+                ));
+            }
             return Ok(());
         }
         if w.path.trim().is_empty() {
@@ -771,6 +785,12 @@ impl Config {
             return Err(Error::config(
                 "workload.fragments",
                 "time-shifted scale-up replays fragments concurrently in time: it needs run.mode = \"timed\"",
+            ));
+        }
+        if self.array_cache.prefetch == BlockPrefetchPolicy::Linux && self.run.mode == RunMode::CacheOnly {
+            return Err(Error::config(
+                "array_cache.prefetch",
+                "Linux readahead at the array runs in timed trace replays so far, not in cache-only mode",
             ));
         }
         if self.run.mode == RunMode::Timed

@@ -55,9 +55,13 @@ impl BlockPrefetch for BlockObl {
     }
 }
 
+/// The policy `policy` names; Linux readahead at the array is not a
+/// [`BlockPrefetch`] (it runs the readahead policies of
+/// [`crate::policy::readahead`] over array blocks, in the engine's trace
+/// replay), so it prefetches nothing here.
 pub fn build(policy: BlockPrefetchPolicy) -> Box<dyn BlockPrefetch> {
     match policy {
-        BlockPrefetchPolicy::None => Box::new(NoBlockPrefetch),
+        BlockPrefetchPolicy::None | BlockPrefetchPolicy::Linux => Box::new(NoBlockPrefetch),
         BlockPrefetchPolicy::Obl => Box::new(BlockObl),
     }
 }

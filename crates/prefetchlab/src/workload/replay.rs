@@ -17,7 +17,8 @@
 //!   to its fragment's start (so n readers read the file about n/2 times).
 //!   Addresses are kept: the fragments read and write the data they did.
 //!
-//! Records of zero bytes (a flush, say) move no data and are left out.
+//! Records of zero bytes (a flush, say) move no data and are left out, and
+//! so are writes with `workload.writes = false` (a trace's reads alone).
 
 use crate::config::Config;
 use crate::error::{Error, Result};
@@ -53,6 +54,8 @@ struct Fragment {
     start_ns: u64,
     /// Exclusive end; `u64::MAX` for the last fragment.
     end_ns: u64,
+    /// Writes are replayed (`workload.writes`).
+    writes: bool,
     done: bool,
 }
 
@@ -75,7 +78,7 @@ impl Fragment {
                 self.done = true;
                 break;
             }
-            if r.time_ns < self.start_ns || r.size_bytes == 0 {
+            if r.time_ns < self.start_ns || r.size_bytes == 0 || (r.op == Op::Write && !self.writes) {
                 continue;
             }
             return Ok(Some((r, self.read)));
@@ -126,6 +129,7 @@ impl Replay {
                 read: 0,
                 start_ns,
                 end_ns,
+                writes: w.writes,
                 done: false,
             });
         }
