@@ -50,6 +50,7 @@ SUMMARY_ROWS: tuple[tuple[str, str, str, float], ...] = (
     ("rmw_stripes", "RAID rows by read-modify-write", "rows", 1.0),
     ("rcw_stripes", "RAID rows by reconstruct-write", "rows", 1.0),
     ("full_stripe_rows", "RAID rows written whole", "rows", 1.0),
+    ("writeback_blocks", "array-cache blocks written back", "blocks", 1.0),
     ("peak_cache_pages", "peak page-cache pages", "pages", 1.0),
     ("sim_time_s", "simulated time", "s", 1.0),
     ("wall_time_s", "wall time", "s", 1.0),
@@ -63,7 +64,15 @@ _ARRAY_CACHE_KEYS = frozenset(
 
 #: Rows shown only when the run had writes.
 _WRITE_KEYS = frozenset(
-    {"writes", "bytes_written", "write_bandwidth_mb_s", "rmw_stripes", "rcw_stripes", "full_stripe_rows"}
+    {
+        "writes",
+        "bytes_written",
+        "write_bandwidth_mb_s",
+        "rmw_stripes",
+        "rcw_stripes",
+        "full_stripe_rows",
+        "writeback_blocks",
+    }
 )
 
 #: Page-cache rows, not shown for a block trace (it enters below the page cache).

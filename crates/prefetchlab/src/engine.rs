@@ -43,7 +43,7 @@ use crate::cache::lru::NONE;
 use crate::cache::PageCache;
 use crate::config::{
     BlockPrefetchPolicy, Config, DeviceKind, Raid6WritePolicy, ReadaheadPolicy, Replay as ReplayLoop,
-    RunMode, WorkloadKind,
+    RunMode, WorkloadKind, WritePolicy,
 };
 use crate::device::{hdd::Hdd, ssd::Ssd, AnyDevice, Device, DiskRequest};
 use crate::error::{Error, Result};
@@ -201,6 +201,8 @@ struct TraceReq {
     op: Op,
     block: u64,
     blocks: u64,
+    /// A write-back of dirty array-cache blocks, not an application request.
+    writeback: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -252,6 +254,12 @@ struct TraceReplay {
     /// state per stream, made when the stream first reads.
     array_ra: Option<Box<Config>>,
     ra_states: Vec<Option<Box<dyn Readahead>>>,
+    /// `array_cache.write_policy = "write-back"`, and the most dirty blocks.
+    write_back: bool,
+    dirty_limit_blocks: u64,
+    writeback_blocks: u64,
+    /// Reused: blocks to write back.
+    writeback_buf: Vec<u64>,
 }
 
 /// Per-disk accumulators beyond the queue's own.
@@ -425,6 +433,12 @@ impl Engine {
                         Box::new(ra)
                     }),
                 ra_states: Vec::new(),
+                write_back: cfg.array_cache.write_policy == WritePolicy::WriteBack
+                    && cfg.array_cache.size.0 > 0,
+                dirty_limit_blocks: (cfg.array_cache.dirty_limit * cfg.array_cache.capacity_blocks() as f64)
+                    as u64,
+                writeback_blocks: 0,
+                writeback_buf: Vec::new(),
             }));
         }
         Ok((engine, policies))
@@ -745,7 +759,15 @@ impl Engine {
         }
         let block = r.offset_bytes / PAGE_BYTES;
         let blocks = end.div_ceil(PAGE_BYTES) - block;
-        let req = TraceReq { stream: r.stream, issue_ns: now, bytes: r.size_bytes, op: r.op, block, blocks };
+        let req = TraceReq {
+            stream: r.stream,
+            issue_ns: now,
+            bytes: r.size_bytes,
+            op: r.op,
+            block,
+            blocks,
+            writeback: false,
+        };
         let id = match t.free_reqs.pop() {
             Some(i) => {
                 t.reqs[i as usize] = req;
@@ -766,19 +788,81 @@ impl Engine {
                 self.submit(io);
             }
             Op::Write => {
-                if self.array_cache.is_some() {
-                    self.write_to_array_cache(block, blocks);
-                }
+                let write_back = t.write_back;
+                let held = self.array_cache.is_some() && self.write_to_array_cache(block, blocks, write_back);
                 self.block_requests += 1;
                 let mut row = IoRow::new(now, IoEvent::BlockRequest);
                 row.stream = r.stream as i32;
                 row.array_block = block as i64;
                 row.pages = blocks as i64;
                 self.log(row);
-                self.start_write(id);
+                if write_back && held {
+                    self.trace_done(id); // in the cache: written back later
+                } else {
+                    self.start_write(id);
+                }
             }
         }
+        if self.trace.as_ref().is_some_and(|t| t.write_back) {
+            self.write_back_dirty(r.stream);
+        }
         Ok(())
+    }
+
+    /// Write-back: writes to the disks the dirty blocks evicted and, once
+    /// more than `array_cache.dirty_limit` of the cache is dirty, the blocks
+    /// dirty longest until half that limit is left, in runs of consecutive
+    /// blocks (each as md writes it). Blocks still dirty when the trace ends
+    /// are not written (the run ends with its last request).
+    fn write_back_dirty(&mut self, stream: u32) {
+        let now = self.events.now_ns();
+        let t = self.trace.as_mut().expect("a trace");
+        let mut blocks = std::mem::take(&mut t.writeback_buf);
+        blocks.clear();
+        let ac = self.array_cache.as_mut().expect("array cache");
+        ac.take_dirty_evicted(&mut blocks);
+        if ac.dirty_blocks() > t.dirty_limit_blocks {
+            // down to half the limit: a batch, so that neighbours go out together
+            while ac.dirty_blocks() > t.dirty_limit_blocks / 2 {
+                match ac.clean_oldest_dirty() {
+                    Some(b) => blocks.push(b),
+                    None => break,
+                }
+            }
+        }
+        blocks.sort_unstable();
+        blocks.dedup();
+        let mut i = 0;
+        while i < blocks.len() {
+            let mut n = 1;
+            while i + n < blocks.len() && blocks[i + n] == blocks[i] + n as u64 {
+                n += 1;
+            }
+            let t = self.trace.as_mut().expect("a trace");
+            let req = TraceReq {
+                stream,
+                issue_ns: now,
+                bytes: n as u64 * PAGE_BYTES,
+                op: Op::Write,
+                block: blocks[i],
+                blocks: n as u64,
+                writeback: true,
+            };
+            let id = match t.free_reqs.pop() {
+                Some(x) => {
+                    t.reqs[x as usize] = req;
+                    x
+                }
+                None => {
+                    t.reqs.push(req);
+                    (t.reqs.len() - 1) as u32
+                }
+            };
+            t.in_flight += 1;
+            self.start_write(id);
+            i += n;
+        }
+        self.trace.as_mut().expect("a trace").writeback_buf = blocks;
     }
 
     /// Linux readahead at the array (`array_cache.prefetch = "linux"`): the
@@ -892,28 +976,35 @@ impl Engine {
         issued
     }
 
-    /// Write-through: the blocks of a write become the array cache's most
-    /// recent, uptodate (absent ones brought in without a read).
-    fn write_to_array_cache(&mut self, block: u64, blocks: u64) {
+    /// The blocks of a write become the array cache's most recent, uptodate
+    /// (absent ones brought in without a read), and dirty with `dirty`
+    /// (write-back). Returns whether every block is held (a block finds no
+    /// room when every slot is in flight: the write then goes to the disks).
+    fn write_to_array_cache(&mut self, block: u64, blocks: u64, dirty: bool) -> bool {
         let ac = self.array_cache.as_mut().expect("array cache");
+        let mut held = true;
         for b in block..block + blocks {
-            let slot = ac.lookup(b);
+            let mut slot = ac.lookup(b);
             if slot != NONE {
                 ac.stats.hits += 1;
                 ac.access(slot);
-                continue;
+            } else {
+                let (ev, room) = ac.make_room();
+                if let Some(ev) = ev {
+                    self.evictions.push((ev.key, ev.unused_prefetch));
+                }
+                if !room {
+                    held = false;
+                    continue;
+                }
+                ac.stats.misses += 1;
+                slot = ac.allocate(b, NONE, false);
+                ac.complete(slot);
+                ac.access(slot);
             }
-            let (ev, room) = ac.make_room();
-            if let Some(ev) = ev {
-                self.evictions.push((ev.key, ev.unused_prefetch));
+            if dirty {
+                ac.mark_dirty(slot);
             }
-            if !room {
-                continue; // every block is in flight: the write bypasses the cache
-            }
-            ac.stats.misses += 1;
-            let slot = ac.allocate(b, NONE, false);
-            ac.complete(slot);
-            ac.access(slot);
         }
         if !self.evictions.is_empty() {
             let mut policy =
@@ -923,6 +1014,7 @@ impl Engine {
             }
             self.block_policy = policy;
         }
+        held
     }
 
     /// A trace write: md's reads first (if any), then the writes.
@@ -961,6 +1053,10 @@ impl Engine {
         let r = t.reqs[req as usize];
         t.free_reqs.push(req);
         t.in_flight -= 1;
+        if r.writeback {
+            t.writeback_blocks += r.blocks;
+            return;
+        }
         t.requests += 1;
         let lat = now - r.issue_ns;
         match r.op {
@@ -1498,6 +1594,7 @@ impl Engine {
             rmw_stripes: self.rmw_rows,
             rcw_stripes: self.rcw_rows,
             full_stripe_rows: self.full_rows,
+            writeback_blocks: t.map_or(0, |t| t.writeback_blocks),
             latency_mean_ms: mean_lat / NS_PER_MS as f64,
             latency_p50_ms: ms(metrics::quantile_sorted(&lat, 0.50)),
             latency_p95_ms: ms(metrics::quantile_sorted(&lat, 0.95)),

@@ -15,6 +15,7 @@
 
 use crate::cache::lru::{flag, Evicted, LruSlots, NONE};
 use rustc_hash::FxHashMap as HashMap;
+use std::collections::VecDeque;
 
 /// Array-cache counters (blocks).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -30,6 +31,13 @@ pub struct ArrayCache {
     lru: LruSlots,
     index: HashMap<u64, u32>,
     pub stats: ArrayCacheStats,
+    /// Write-back: dirty blocks held now.
+    dirty_blocks: u64,
+    /// Write-back: blocks in the order they became dirty (an entry may be
+    /// stale: written back or evicted since; checked when popped).
+    dirty_order: VecDeque<u64>,
+    /// Write-back: dirty blocks evicted, to be written to the disks.
+    dirty_evicted: Vec<u64>,
 }
 
 impl ArrayCache {
@@ -38,6 +46,9 @@ impl ArrayCache {
             lru: LruSlots::new(capacity_blocks.min(u32::MAX as u64 - 1) as u32),
             index: HashMap::default(),
             stats: ArrayCacheStats::default(),
+            dirty_blocks: 0,
+            dirty_order: VecDeque::new(),
+            dirty_evicted: Vec::new(),
         }
     }
 
@@ -62,6 +73,7 @@ impl ArrayCache {
         if let Some(ev) = ev {
             self.index.remove(&ev.key);
             self.stats.wasted += ev.unused_prefetch as u64;
+            self.evicted_dirty(&ev);
         }
         (ev, room)
     }
@@ -104,6 +116,7 @@ impl ArrayCache {
                 .expect("a full cache has a victim");
             self.index.remove(&ev.key);
             self.stats.wasted += ev.unused_prefetch as u64;
+            self.evicted_dirty(&ev);
             (slot, Some(ev))
         } else {
             (self.lru.insert(block, flags, NONE), None)
@@ -126,6 +139,64 @@ impl ArrayCache {
         self.lru.clear(slot, flag::MARKER);
     }
 
+    /// Write-back: the block in `slot` now holds data the disks do not.
+    pub fn mark_dirty(&mut self, slot: u32) {
+        if !self.lru.has(slot, flag::DIRTY) {
+            self.lru.set(slot, flag::DIRTY);
+            self.dirty_blocks += 1;
+            self.dirty_order.push_back(self.lru.key(slot));
+            if self.dirty_order.len() as u64 > 2 * self.lru.capacity() as u64 + 1024 {
+                self.compact_dirty_order();
+            }
+        }
+    }
+
+    /// Drops the stale entries of the dirty order (blocks evicted since, or
+    /// dirtied again after an eviction: the later entry is kept), so that it
+    /// stays within twice the cache's size whatever the trace's length.
+    fn compact_dirty_order(&mut self) {
+        let mut seen = rustc_hash::FxHashSet::default();
+        let mut kept: Vec<u64> = Vec::with_capacity(self.dirty_blocks as usize);
+        for &b in self.dirty_order.iter().rev() {
+            let slot = self.lookup(b);
+            if slot != NONE && self.lru.has(slot, flag::DIRTY) && seen.insert(b) {
+                kept.push(b);
+            }
+        }
+        self.dirty_order = kept.into_iter().rev().collect();
+    }
+
+    /// Dirty blocks held now.
+    pub fn dirty_blocks(&self) -> u64 {
+        self.dirty_blocks
+    }
+
+    /// The block that became dirty first of those still dirty, now marked
+    /// clean (its write-back is the caller's), or `None`.
+    pub fn clean_oldest_dirty(&mut self) -> Option<u64> {
+        while let Some(b) = self.dirty_order.pop_front() {
+            let slot = self.lookup(b);
+            if slot != NONE && self.lru.has(slot, flag::DIRTY) {
+                self.lru.clear(slot, flag::DIRTY);
+                self.dirty_blocks -= 1;
+                return Some(b);
+            }
+        }
+        None
+    }
+
+    /// Moves the dirty blocks evicted since the last call into `out`.
+    pub fn take_dirty_evicted(&mut self, out: &mut Vec<u64>) {
+        out.append(&mut self.dirty_evicted);
+    }
+
+    fn evicted_dirty(&mut self, ev: &Evicted) {
+        if ev.dirty {
+            self.dirty_blocks -= 1;
+            self.dirty_evicted.push(ev.key);
+        }
+    }
+
     /// Blocks held now.
     pub fn len(&self) -> u64 {
         self.lru.in_use() as u64
@@ -138,5 +209,45 @@ impl ArrayCache {
     /// A read from above touched the block.
     pub fn access(&mut self, slot: u32) {
         self.stats.prefetch_used += self.lru.access(slot) as u64;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn write_back_keeps_the_dirty_order_and_hands_over_evicted_dirty_blocks() {
+        let mut c = ArrayCache::new(2);
+        for b in [1, 2] {
+            c.fill(b, false);
+            let s = c.lookup(b);
+            c.mark_dirty(s);
+            c.mark_dirty(s); // once only
+        }
+        assert_eq!(c.dirty_blocks(), 2);
+        c.access(c.lookup(1)); // 2 is now the least recently used
+        c.fill(3, false); // evicts 2, dirty
+        let mut out = Vec::new();
+        c.take_dirty_evicted(&mut out);
+        assert_eq!((out, c.dirty_blocks()), (vec![2], 1));
+        // 2's entry is stale: the oldest dirty block still held is 1
+        assert_eq!(c.clean_oldest_dirty(), Some(1));
+        assert_eq!((c.clean_oldest_dirty(), c.dirty_blocks()), (None, 0));
+    }
+
+    #[test]
+    fn the_dirty_order_stays_bounded() {
+        let mut c = ArrayCache::new(4);
+        for b in 0..100_000u64 {
+            c.fill(b, false);
+            let s = c.lookup(b);
+            c.mark_dirty(s); // every block dirtied, evicted dirty 4 blocks later
+        }
+        assert!(c.dirty_order.len() <= 2 * 4 + 1025, "{}", c.dirty_order.len());
+        assert_eq!(c.dirty_blocks(), 4);
+        let mut out = Vec::new();
+        c.take_dirty_evicted(&mut out);
+        assert_eq!(out.len(), 100_000 - 4);
     }
 }

@@ -21,6 +21,8 @@ pub mod flag {
     /// A reader waits for this slot: not evictable until it has read it (the
     /// reference a waiting reader holds in the kernel).
     pub const PINNED: u8 = 16;
+    /// Written in the cache and not yet on the disks (write-back).
+    pub const DIRTY: u8 = 32;
 }
 
 pub const NONE: u32 = u32::MAX;
@@ -45,6 +47,8 @@ const EMPTY: Slot = Slot { key: 0, io: NONE, prev: SENTINEL, next: SENTINEL, fla
 pub struct Evicted {
     pub key: u64,
     pub unused_prefetch: bool,
+    /// It held data not yet written to the disks (write-back).
+    pub dirty: bool,
 }
 
 /// Slots with an LRU order (head = most recent).
@@ -170,6 +174,7 @@ impl LruSlots {
         Evicted {
             key: old.key,
             unused_prefetch: old.flags & (flag::PREFETCHED | flag::USED) == flag::PREFETCHED,
+            dirty: old.flags & flag::DIRTY != 0,
         }
     }
 
@@ -210,6 +215,7 @@ impl LruSlots {
         let ev = Evicted {
             key: old.key,
             unused_prefetch: old.flags & (flag::PREFETCHED | flag::USED) == flag::PREFETCHED,
+            dirty: old.flags & flag::DIRTY != 0,
         };
         Some((v, old.prev, ev))
     }
@@ -278,6 +284,7 @@ impl LruSlots {
         Evicted {
             key: slot.key,
             unused_prefetch: slot.flags & (flag::PREFETCHED | flag::USED) == flag::PREFETCHED,
+            dirty: slot.flags & flag::DIRTY != 0,
         }
     }
 
@@ -313,7 +320,7 @@ mod tests {
         assert_eq!(c.victim(), Some(a));
         c.touch(a);
         assert_eq!(c.victim(), Some(d), "b is in flight, d is the oldest uptodate");
-        assert_eq!(c.remove(d), Evicted { key: 3, unused_prefetch: true });
+        assert_eq!(c.remove(d), Evicted { key: 3, unused_prefetch: true, dirty: false });
         assert_eq!(c.io(b), 7);
         let e = c.insert(4, flag::UPTODATE, NONE);
         assert_eq!(e, d, "slot reused");

@@ -274,6 +274,9 @@ pub struct ArrayCacheConfig {
     pub block: Size,
     pub prefetch: BlockPrefetchPolicy,
     pub write_policy: WritePolicy,
+    /// Write-back: the most of the cache that may be dirty, a fraction;
+    /// beyond it the blocks dirty longest are written back at once.
+    pub dirty_limit: f64,
 }
 
 impl Default for ArrayCacheConfig {
@@ -283,6 +286,7 @@ impl Default for ArrayCacheConfig {
             block: Size(PAGE_BYTES),
             prefetch: BlockPrefetchPolicy::None,
             write_policy: WritePolicy::WriteThrough,
+            dirty_limit: 0.2,
         }
     }
 }
@@ -578,6 +582,12 @@ impl Config {
                 format!("timed runs cache 4KiB blocks (the page) so far, got {block} bytes; other blocks in run.mode = \"cache-only\""),
             ));
         }
+        if !(0.0..=1.0).contains(&c.dirty_limit) {
+            return Err(Error::config(
+                "array_cache.dirty_limit",
+                format!("must be a fraction of the cache within 0..=1, got {}", c.dirty_limit),
+            ));
+        }
         if c.size.0 == 0 && c.prefetch != BlockPrefetchPolicy::None {
             return Err(Error::config(
                 "array_cache.prefetch",
@@ -793,14 +803,10 @@ impl Config {
                 "Linux readahead at the array runs in timed trace replays so far, not in cache-only mode",
             ));
         }
-        if self.run.mode == RunMode::Timed
-            && self.array_cache.size.0 > 0
-            && self.array_cache.write_policy == WritePolicy::WriteBack
-        {
+        if self.array_cache.write_policy == WritePolicy::WriteBack && self.array_cache.size.0 == 0 {
             return Err(Error::config(
                 "array_cache.write_policy",
-                "a timed trace replay writes through the array cache so far; write-back (dirty blocks \
-                 written on eviction) is not built yet",
+                "write-back keeps the written blocks in the array cache: set array_cache.size",
             ));
         }
         Ok(())
@@ -1213,12 +1219,11 @@ mod tests {
         };
         ok(&["array_cache.block=512", "array_cache.write_policy=write-back", "workload.format=vscsi"])
             .unwrap();
-        assert!(refused(
-            co,
-            &["run.mode=timed", "array_cache.write_policy=write-back"],
-            "array_cache.write_policy"
-        )
-        .contains("not built yet"));
+        ok(&["run.mode=timed", "array_cache.write_policy=write-back", "array_cache.dirty_limit=0.5"])
+            .unwrap();
+        let no_cache = ["array_cache.size=0", "array_cache.write_policy=write-back", "run.mode=timed"];
+        assert!(refused(co, &no_cache, "array_cache.write_policy").contains("set array_cache.size"));
+        assert!(refused(co, &["array_cache.dirty_limit=1.5"], "array_cache.dirty_limit").contains("0..=1"));
         ok(&["run.mode=timed", "workload.fragments=4", "workload.replay=closed"]).unwrap();
         assert!(refused(co, &["workload.kind=iozone"], "workload.kind").contains("reads a block trace"));
         assert!(refused(co, &["array_cache.size=0"], "array_cache.size").contains("give its size"));

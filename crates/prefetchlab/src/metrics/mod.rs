@@ -43,6 +43,9 @@ pub struct Metrics {
     pub rmw_stripes: u64,
     pub rcw_stripes: u64,
     pub full_stripe_rows: u64,
+    /// Write-back: array-cache blocks written to the disks after the
+    /// writes that dirtied them completed (evicted, or beyond the dirty limit).
+    pub writeback_blocks: u64,
     pub latency_mean_ms: f64,
     pub latency_p50_ms: f64,
     pub latency_p95_ms: f64,
