@@ -116,7 +116,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
         s = trace_stats(
             str(path),
             None if args.format == "auto" else args.format,
-            4096,
+            args.block,
             counter,
             args.blk_event,
             args.skip_bad,
@@ -138,7 +138,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
         [
             "footprint",
             f"{s['footprint_blocks']:,}",
-            f"4 KiB blocks ({s['footprint_blocks'] * 4096 / 2**20:,.1f} MiB)",
+            f"{fmt_bytes(args.block)} blocks ({s['footprint_blocks'] * args.block / 2**20:,.1f} MiB)",
         ],
         ["streams", f"{s['streams']:,}", "ASU / device / volume"],
         ["time span", f"{s['span_s']:.3f}", "s"],
@@ -192,9 +192,6 @@ def register(subparsers: Any) -> None:
     _reading_options(c)
     c.add_argument("--to", choices=OUTPUTS, required=True, help="the output format")
     c.add_argument("out", metavar="OUT", help="the file to write (replaced when complete)")
-    c.add_argument(
-        "--block", type=_block, default=4096, metavar="SIZE", help="the cache block, e.g. 4KiB (default 4KiB)"
-    )
     c.set_defaults(func=cmd_convert)
 
 
@@ -216,6 +213,14 @@ def _reading_options(p: argparse.ArgumentParser) -> None:
         default=0,
         metavar="N",
         help="skip (and count) malformed records of a text format, at most N (default 0: stop at the first)",
+    )
+    p.add_argument(
+        "--block",
+        type=_block,
+        default=4096,
+        metavar="SIZE",
+        help="the block footprints and lcs-csv lines count in, and an lcs-csv or oracle input's "
+        "obj_id unit, e.g. 4KiB (default 4KiB)",
     )
     p.add_argument(
         "--quiet",

@@ -185,7 +185,7 @@ fn trace_stats<'py>(
     blk_event: &str,
     skip_bad: u64,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let (format, opts) = trace_options(format, blk_event, skip_bad)?;
+    let (format, opts) = trace_options(format, blk_event, skip_bad, block_bytes)?;
     let mut progress = ProgressCallback::new(progress);
     let s = guarded(|| {
         prefetchlab::trace::stats::stats(Path::new(path), format, &opts, block_bytes, &mut |n| {
@@ -216,14 +216,16 @@ fn trace_stats<'py>(
 }
 
 /// The format named `format` (None or `auto`: told from the content) and
-/// the reading options.
+/// the reading options (`block_bytes`: the block lcs-csv and oracleGeneral
+/// number their objects in).
 fn trace_options(
     format: Option<&str>,
     blk_event: &str,
     skip_bad: u64,
+    block_bytes: u64,
 ) -> PyResult<(Option<prefetchlab::trace::Format>, prefetchlab::trace::ReadOptions)> {
     use prefetchlab::trace::{Format, ReadOptions};
-    let opts = ReadOptions { skip_bad, ..guarded(|| ReadOptions::with_blk_event(blk_event))? };
+    let opts = ReadOptions { skip_bad, block_bytes, ..guarded(|| ReadOptions::with_blk_event(blk_event))? };
     let format = match format {
         None | Some("auto") => None,
         Some(name) => Some(guarded(|| Format::from_name(name))?),
@@ -277,7 +279,7 @@ fn trace_convert<'py>(
             "--to: unknown output format `{to}`: expected lcs-csv"
         )));
     }
-    let (format, opts) = trace_options(format, blk_event, skip_bad)?;
+    let (format, opts) = trace_options(format, blk_event, skip_bad, block_bytes)?;
     let mut progress = ProgressCallback::new(progress);
     let (fmt, done) = guarded(|| {
         let mut source = open_with(Path::new(path), format, &opts)?;

@@ -49,6 +49,8 @@ pub fn open_trace(cfg: &Config) -> Result<Box<dyn RecordSource>> {
     let w = &cfg.workload;
     let mut opts = trace::ReadOptions::with_blk_event(&w.blk_event)?;
     opts.skip_bad = w.skip_bad;
+    // lcs-csv and oracleGeneral number their objects in the cache's blocks
+    opts.block_bytes = cfg.array_cache.block.0;
     let format = match w.format.as_str() {
         "auto" => None,
         name => Some(trace::Format::from_name(name)?),

@@ -3,16 +3,19 @@
 //! and from the real samples in `../shared/traces` when present — are
 //! mutated (tokens deleted, duplicated, swapped; numbers made huge,
 //! negative, fractional, `nan`; junk lines; truncation), sometimes
-//! gzip-compressed and then cut short, written to a file and read to the
-//! end with the format given and detected. Every outcome must be records
-//! or one clean one-line error naming the file: no panic.
+//! compressed (gzip, zstd, xz or bzip2) and then cut short, written to a
+//! file and read to the end with the format given and detected. Every
+//! outcome must be records or one clean one-line error naming the file: no
+//! panic. The binary formats (vSCSI, oracleGeneral) get their bytes
+//! flipped, records cut short and junk appended.
 
+mod compress;
 mod fuzz;
 
+use prefetchlab::trace::lines::Compression;
 use prefetchlab::trace::{open, Format, Record};
-use std::io::Write;
 
-const MADE_UP: [(Format, &str); 8] = [
+const MADE_UP: [(Format, &str); 11] = [
     (Format::Blkparse, "  8,16   1     1272     0.012300000  4123  Q   R 123456 + 256 [iozone]\n  8,16   1     1273     0.012345678  4123  D   R 123456 + 256 [iozone]\n  8,16   1     1275     0.020000000  4123  D  WS 123712 + 8 [iozone]\nCPU1 (8,16):\n"),
     (Format::Fio, "fio version 3 iolog\n0 /dev/sdb add\n1 /dev/sdb open\n1520 /dev/sdb read 1048576 131072\n1600 /dev/sdb write 0 4096\n99000 /dev/sdb close\n"),
     (Format::Fiu, "\t0\t1\t2\t3\t4\t5\t6\t7\t8\n0\t89966811921625\t4257\tnfsd\t488846200\t8\tW\t6\t0\t2c47\n"),
@@ -21,34 +24,64 @@ const MADE_UP: [(Format, &str); 8] = [
     (Format::Msr, "128166385295514663,hm,0,Write,9056014336,2048,2833\n128166385295514878,hm,1,Read,11855351808,512,2617\n"),
     (Format::Disksim, "7961.833 0 20228336 8 0\n8346.206 0 6397360 496 1\n8348.644 0 6397856 472 0\n"),
     (Format::Mqsim, "11413000 0 657728 16 1\n11565000 1 31244784 64 1\n11721000 1 21868784 16 0\n"),
+    (Format::DisksimValidate, "R Miss  564347     2     14095.370     13876.270\nW Doub 1194877    15     17221.000     21894.380\n# note\nR Hit 3962268  12   6657.00000  64047.00000\n"),
+    (Format::LcsCsv, "time,obj_id,obj_size,op,next_access_vtime\n0,10,4096,read,3\n250,11,512,write,-1\n250,12,0,get,-1\n900,7,8192,delete,4\n"),
+    (Format::Tencent, "1538323199,105352008,584,1,1576\n1538323199,8,8,0,3\n1538323200,105352592,16,1,1576\n"),
 ];
 
-const SAMPLES: [(Format, &str); 6] = [
-    (Format::Fiu, "fiu-mail-excerpt/smalltrace.csv"),
-    (Format::Arc, "arc-p6/P6.lis"),
-    (Format::Msr, "msr-sample/msr-cambridge1-sample.csv"),
-    (Format::Mqsim, "websearch-excerpt/wsrch-small.trace"),
-    (Format::Mqsim, "tpcc/tpcc-small.trace"),
-    (Format::Disksim, "postmark/ssd-postmark-aligned2.trace"),
+/// Real samples (folder of the shared data, file), the first 40 lines of each.
+const SAMPLES: [(Format, &str, &str); 9] = [
+    (Format::Fiu, "traces", "fiu-mail-excerpt/smalltrace.csv"),
+    (Format::Arc, "traces", "arc-p6/P6.lis"),
+    (Format::Msr, "traces", "msr-sample/msr-cambridge1-sample.csv"),
+    (Format::Mqsim, "traces", "websearch-excerpt/wsrch-small.trace"),
+    (Format::Mqsim, "traces", "tpcc/tpcc-small.trace"),
+    (Format::Disksim, "traces", "postmark/ssd-postmark-aligned2.trace"),
+    (Format::DisksimValidate, "disksim-valid", "atlas10k.trace"),
+    (Format::DisksimValidate, "disksim-valid", "hp_c2247a.trace"),
+    (Format::DisksimValidate, "disksim-valid", "cheetah15k5/random.trace"),
 ];
 
-const TOKENS: &[&str] =
-    &[",", " ", "-1", "1e999", "nan", "18446744073709551616", "0x", "R", "W", "Read", "\u{0}", "é"];
+const TOKENS: &[&str] = &[
+    ",",
+    " ",
+    "-1",
+    "1e999",
+    "nan",
+    "18446744073709551616",
+    "0x",
+    "R",
+    "W",
+    "Read",
+    "\u{0}",
+    "é",
+    "Hit",
+    "0",
+    "1",
+    "obj_id",
+    "time",
+];
 
 #[derive(Debug)]
 struct Case {
     format: Format,
     given: bool,
-    gzip_cut: Option<usize>,
+    /// Compressed, then cut to at most this many bytes (`usize::MAX`: not cut).
+    compressed_cut: Option<(Compression, usize)>,
+    /// Bytes of the compressed stream overwritten: (index, value).
+    flips: Vec<(usize, u8)>,
     text: String,
 }
 
 fn check(c: &Case, path: &std::path::Path) -> Result<(), String> {
-    let bytes = if let Some(cut) = c.gzip_cut {
-        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-        e.write_all(c.text.as_bytes()).unwrap();
-        let z = e.finish().unwrap();
-        z[..cut.min(z.len())].to_vec()
+    let bytes = if let Some((kind, cut)) = c.compressed_cut {
+        let mut z = compress::compress(kind, c.text.as_bytes());
+        for &(i, x) in &c.flips {
+            let n = z.len();
+            z[i % n] = x;
+        }
+        z.truncate(cut);
+        z
     } else {
         c.text.clone().into_bytes()
     };
@@ -75,11 +108,10 @@ fn check(c: &Case, path: &std::path::Path) -> Result<(), String> {
 
 #[test]
 fn mutated_traces_read_or_fail_cleanly() {
-    let dir = fuzz::shared_dir("traces");
     let mut inputs: Vec<(Format, String)> = MADE_UP.iter().map(|(f, t)| (*f, t.to_string())).collect();
-    for (f, rel) in SAMPLES {
+    for (f, folder, rel) in SAMPLES {
         // the first 40 lines of each real sample
-        if let Ok(text) = std::fs::read_to_string(dir.join(rel)) {
+        if let Ok(text) = std::fs::read_to_string(fuzz::shared_dir(folder).join(rel)) {
             inputs.push((f, text.lines().take(40).collect::<Vec<_>>().join("\n")));
         }
     }
@@ -93,36 +125,56 @@ fn mutated_traces_read_or_fail_cleanly() {
             for _ in 0..1 + g.below(3) {
                 text = g.mutate(&text, TOKENS);
             }
-            let gzip_cut = g.chance(20).then(|| g.below(200));
-            Case { format, given: g.chance(70), gzip_cut, text }
+            let compressed_cut = g.chance(20).then(|| {
+                let cut = if g.chance(50) { g.below(200) } else { usize::MAX };
+                (*g.pick(&compress::ALL), cut)
+            });
+            let flips = match compressed_cut {
+                Some(_) if g.chance(50) => {
+                    (0..1 + g.below(3)).map(|_| (g.below(4096), g.u64() as u8)).collect()
+                }
+                _ => Vec::new(),
+            };
+            Case { format, given: g.chance(70), compressed_cut, flips, text }
         },
         |c| check(c, &path),
     );
     std::fs::remove_file(&path).ok();
 }
 
-/// vSCSI's binary records: the first records of the shared sample (or two
-/// made-up ones) with bytes flipped, records cut short and junk appended,
-/// read with the format given and detected.
+/// The binary formats' records: the first records of the shared vSCSI
+/// sample (or two made-up ones), two made-up oracleGeneral records, with
+/// bytes flipped, records cut short and junk appended, sometimes
+/// compressed and cut, read with the format given and detected (oracle by
+/// its file name).
 #[test]
-fn mutated_vscsi_records_read_or_fail_cleanly() {
+fn mutated_binary_records_read_or_fail_cleanly() {
     let dir = fuzz::shared_dir("traces");
-    let mut base = std::fs::read(dir.join("cloudphysics/cloudPhysicsIO.vscsi")).unwrap_or_default();
-    base.truncate(32 * 64);
-    if base.is_empty() {
+    let mut vscsi = std::fs::read(dir.join("cloudphysics/cloudPhysicsIO.vscsi")).unwrap_or_default();
+    vscsi.truncate(32 * 64);
+    if vscsi.is_empty() {
         for (cmd, ts) in [(0x28u16, 10u64), (0x2a, 20)] {
-            base.extend_from_slice(&[1, 0, 0, 0, 0, 2, 0, 0, 1, 0, 0, 0]);
-            base.extend_from_slice(&cmd.to_le_bytes());
-            base.extend_from_slice(&0x0100u16.to_le_bytes());
-            base.extend_from_slice(&8u64.to_le_bytes());
-            base.extend_from_slice(&ts.to_le_bytes());
+            vscsi.extend_from_slice(&[1, 0, 0, 0, 0, 2, 0, 0, 1, 0, 0, 0]);
+            vscsi.extend_from_slice(&cmd.to_le_bytes());
+            vscsi.extend_from_slice(&0x0100u16.to_le_bytes());
+            vscsi.extend_from_slice(&8u64.to_le_bytes());
+            vscsi.extend_from_slice(&ts.to_le_bytes());
         }
     }
-    let path = std::env::temp_dir().join(format!("prefetchlab-fuzz-vscsi-{}.bin", std::process::id()));
+    let mut oracle = Vec::new();
+    for (t, id, size, next) in [(5633898u32, 42932745u64, 512u32, -1i64), (5633899, 42932746, 4096, 7)] {
+        oracle.extend_from_slice(&t.to_le_bytes());
+        oracle.extend_from_slice(&id.to_le_bytes());
+        oracle.extend_from_slice(&size.to_le_bytes());
+        oracle.extend_from_slice(&next.to_le_bytes());
+    }
+    let bases = [(Format::Vscsi, vscsi, "bin"), (Format::Oracle, oracle, "oracleGeneral.bin")];
+    let tmp = std::env::temp_dir();
     fuzz::run(
-        "trace_vscsi",
+        "trace_binary",
         200,
         |g| {
+            let (format, base, _) = g.pick(&bases);
             let mut b = base.clone();
             for _ in 0..1 + g.below(6) {
                 let i = g.below(b.len().max(1));
@@ -136,21 +188,28 @@ fn mutated_vscsi_records_read_or_fail_cleanly() {
             if g.chance(10) {
                 b.extend((0..g.below(40)).map(|_| g.u64() as u8));
             }
-            (b, g.chance(50))
+            if g.chance(15) {
+                let z = compress::compress(*g.pick(&compress::ALL), &b);
+                b = z[..g.below(z.len() + 1)].to_vec();
+            }
+            (*format, b, g.chance(50))
         },
-        |(bytes, given)| {
+        |(format, bytes, given)| {
+            let ext = bases.iter().find(|b| b.0 == *format).map_or("bin", |b| b.2);
+            let path = tmp.join(format!("prefetchlab-fuzz-binary-{}.{ext}", std::process::id()));
             std::fs::write(&path, bytes).map_err(|e| e.to_string())?;
             let read = || -> prefetchlab::Result<usize> {
-                let mut src = open(&path, given.then_some(Format::Vscsi))?;
+                let mut src = open(&path, given.then_some(*format))?;
                 let mut out = Vec::new();
                 while src.next_batch(&mut out, 5)? > 0 {}
                 Ok(out.len())
             };
-            match read() {
+            let outcome = read();
+            std::fs::remove_file(&path).ok();
+            match outcome {
                 Ok(_) => Ok(()),
                 Err(e) => fuzz::one_line(&e.to_string()),
             }
         },
     );
-    std::fs::remove_file(&path).ok();
 }

@@ -73,47 +73,58 @@ pub fn read_trace(path: &Path) -> Result<Vec<TraceLine>> {
         .map_err(|e| Error::input(ps.clone(), 0, format!("cannot read trace: {e}")))?;
     let mut out = Vec::with_capacity(text.len() / 40);
     for (i, line) in text.lines().enumerate() {
-        let t = line.trim();
-        if t.is_empty() || t.starts_with('#') {
-            continue;
+        match parse_trace_line(line) {
+            Ok(Some(l)) => out.push(l),
+            Ok(None) => {}
+            Err(msg) => return Err(Error::input(ps.clone(), i + 1, msg)),
         }
-        let f: Vec<&str> = t.split_whitespace().collect();
-        let bad = |what: &str| {
-            Error::input(
-                ps.clone(),
-                i + 1,
-                format!("expected `R|W Hit|Miss block size service_us next_interarrival_us`: {what}"),
-            )
-        };
-        if f.len() < 6 {
-            return Err(bad("too few fields"));
-        }
-        let write = match f[0] {
-            "R" | "r" => false,
-            "W" | "w" => true,
-            _ => return Err(bad("first field must be R or W")),
-        };
-        let lba = f[2].parse::<u64>().map_err(|_| bad("block is not an integer"))?;
-        let sectors = f[3].parse::<u32>().map_err(|_| bad("size is not an integer"))?;
-        let finite = |x: &str| x.parse::<f64>().ok().filter(|v| v.is_finite());
-        let service_us = finite(f[4]).ok_or_else(|| bad("service_us is not a finite number"))?;
-        let next = finite(f[5]).ok_or_else(|| bad("next_interarrival_us is not a finite number"))?;
-        if sectors == 0 || service_us < 0.0 || next < 0.0 {
-            return Err(bad("size must be > 0 and times ≥ 0"));
-        }
-        // a day between two requests at most: the replay's clock adds them up
-        if service_us > MAX_TRACE_US || next > MAX_TRACE_US {
-            return Err(bad("times must be at most a day (86400000000 µs)"));
-        }
-        if lba.checked_add(sectors as u64).is_none() {
-            return Err(bad("block + size is beyond any drive"));
-        }
-        out.push(TraceLine { write, lba, sectors, service_us, next_interarrival_us: next });
     }
     if out.is_empty() {
         return Err(Error::input(ps, 0, "trace has no requests"));
     }
     Ok(out)
+}
+
+/// One line of a validation trace: `None` for a blank or `#` comment line,
+/// else its request or what is wrong with it (also the rule of the
+/// `disksim-validate` trace reader, `trace::disksim_validate`).
+pub fn parse_trace_line(line: &str) -> std::result::Result<Option<TraceLine>, String> {
+    let t = line.trim();
+    if t.is_empty() || t.starts_with('#') {
+        return Ok(None);
+    }
+    let mut f = [""; 6];
+    let mut n = 0;
+    for (slot, field) in f.iter_mut().zip(t.split_whitespace()) {
+        *slot = field;
+        n += 1;
+    }
+    let bad =
+        |what: &str| format!("expected `R|W Hit|Miss block size service_us next_interarrival_us`: {what}");
+    if n < 6 {
+        return Err(bad("too few fields"));
+    }
+    let write = match f[0] {
+        "R" | "r" => false,
+        "W" | "w" => true,
+        _ => return Err(bad("first field must be R or W")),
+    };
+    let lba = f[2].parse::<u64>().map_err(|_| bad("block is not an integer"))?;
+    let sectors = f[3].parse::<u32>().map_err(|_| bad("size is not an integer"))?;
+    let finite = |x: &str| x.parse::<f64>().ok().filter(|v| v.is_finite());
+    let service_us = finite(f[4]).ok_or_else(|| bad("service_us is not a finite number"))?;
+    let next = finite(f[5]).ok_or_else(|| bad("next_interarrival_us is not a finite number"))?;
+    if sectors == 0 || service_us < 0.0 || next < 0.0 {
+        return Err(bad("size must be > 0 and times ≥ 0"));
+    }
+    // a day between two requests at most: the replay's clock adds them up
+    if service_us > MAX_TRACE_US || next > MAX_TRACE_US {
+        return Err(bad("times must be at most a day (86400000000 µs)"));
+    }
+    if lba.checked_add(sectors as u64).is_none() {
+        return Err(bad("block + size is beyond any drive"));
+    }
+    Ok(Some(TraceLine { write, lba, sectors, service_us, next_interarrival_us: next }))
 }
 
 /// Replays `trace` on the drive of `spec` (`.parv` or `.diskspecs`), with

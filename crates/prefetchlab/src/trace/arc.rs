@@ -10,10 +10,10 @@ pub struct Arc;
 impl LineFormat for Arc {
     fn parse(&mut self, line: &str) -> Result<Option<Record>, String> {
         let f = fields(line, None, 4, "starting_block number_of_blocks ignore request_number")?;
-        if f.len() != 4 {
+        if f.total != 4 {
             return Err(format!(
                 "expected 4 fields (starting_block number_of_blocks ignore request_number), found {}",
-                f.len()
+                f.total
             ));
         }
         let start = uint(&f, 0, "starting_block")?;

@@ -9,7 +9,7 @@
 //! The device is the stream (`major << 16 | minor`); times are rebased on
 //! the first record, read exactly from their digits (no float rounding).
 
-use super::{bytes, device_stream, uint, LineFormat, Op, Record};
+use super::{bytes, device_stream, uint, Fields, LineFormat, Op, Record};
 
 pub struct Blkparse {
     /// The action taken as requests: `D` or `Q`.
@@ -42,7 +42,7 @@ fn time_ns(s: &str) -> Option<u64> {
 
 impl LineFormat for Blkparse {
     fn parse(&mut self, line: &str) -> Result<Option<Record>, String> {
-        let f: Vec<&str> = line.split_whitespace().collect();
+        let f = Fields::split(line, None);
         let Some((maj, min)) = f.first().and_then(|d| d.split_once(',')) else { return Ok(None) };
         let (Ok(maj), Ok(min)) = (maj.parse::<u32>(), min.parse::<u32>()) else { return Ok(None) };
         if f.len() < 7 {

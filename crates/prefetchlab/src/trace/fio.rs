@@ -7,7 +7,7 @@
 //! is v2's only clock. Each file is a stream, numbered in the order the log
 //! first names it.
 
-use super::{LineFormat, Op, Record};
+use super::{Fields, LineFormat, Op, Record};
 use std::collections::HashMap;
 
 #[derive(Default)]
@@ -24,9 +24,9 @@ fn num(s: &str, field: usize, name: &str) -> Result<u64, String> {
 
 impl LineFormat for Fio {
     fn parse(&mut self, line: &str) -> Result<Option<Record>, String> {
-        let f: Vec<&str> = line.split_whitespace().collect();
+        let f = Fields::split(line, None);
         let Some(version) = self.version else {
-            return match f.as_slice() {
+            return match &f[..] {
                 ["fio", "version", v @ ("2" | "3"), "iolog"] => {
                     self.version = Some(if *v == "2" { 2 } else { 3 });
                     Ok(None)

@@ -6,7 +6,7 @@
 //! first. The device (major, minor) is the stream, `major << 16 | minor`;
 //! times are rebased on the first record.
 
-use super::{bytes, device_stream, uint, LineFormat, Op, Rebase, Record};
+use super::{bytes, device_stream, uint, Fields, LineFormat, Op, Rebase, Record};
 
 #[derive(Default)]
 pub struct Fiu {
@@ -15,13 +15,9 @@ pub struct Fiu {
 
 impl LineFormat for Fiu {
     fn parse(&mut self, line: &str) -> Result<Option<Record>, String> {
-        let raw: Vec<&str> = if line.contains('\t') {
-            line.split('\t').map(str::trim).collect()
-        } else {
-            line.split_whitespace().collect()
-        };
+        let raw = Fields::split(line, line.contains('\t').then_some('\t'));
         // pandas: a header whose first cell is empty, then an index column
-        let f = match raw.len() {
+        let f = match raw.total {
             10 if raw[0].is_empty() => return Ok(None),
             10 => &raw[1..],
             9 => &raw[..],

@@ -10,30 +10,39 @@
 //! the file, the line and the field, and what was expected there.
 //!
 //! Formats here: [`spc`] (`ASU,LBA,size,op,timestamp`), [`msr`] (MSR
-//! Cambridge csv), [`disksim`] (DiskSim ascii), [`mqsim`] (MQSim ascii, the
-//! form of the shared WebSearch and TPC-C excerpts), [`fiu`] (FIU's
+//! Cambridge csv), [`disksim`] (DiskSim ascii), [`disksim_validate`]
+//! (DiskSim's validation traces of real drives), [`mqsim`] (MQSim ascii,
+//! the form of the shared WebSearch and TPC-C excerpts), [`fiu`] (FIU's
 //! blkparse-derived lines), [`arc`] (the ARC paper's `.lis`), [`blkparse`]
 //! (blkparse's default text, D or Q events), [`fio`] (fio iolog v2, v3),
-//! [`vscsi`] (VMware vSCSI v1 binary records). A gzip-compressed file
-//! (by its magic bytes, whatever its name) is read through a streaming
-//! decoder.
+//! [`lcs_csv`] (libCacheSim csv with a header), [`tencent`] (Tencent CBS
+//! csv), and two binary ones of fixed-size records (`binary`): [`vscsi`]
+//! (VMware vSCSI v1) and [`oracle`] (libCacheSim's oracleGeneral). A
+//! compressed file — gzip, zstd, xz or bzip2, told by its magic bytes
+//! whatever its name — is read through a streaming decoder ([`lines`]).
 
 pub mod arc;
+pub(crate) mod binary;
 pub mod blkparse;
 pub mod convert;
 pub mod disksim;
+pub mod disksim_validate;
 pub mod fio;
 pub mod fiu;
+pub mod lcs_csv;
 pub mod lines;
 pub mod mqsim;
 pub mod msr;
+pub mod oracle;
 pub mod spc;
 pub mod stats;
+pub mod tencent;
 pub mod vscsi;
 
 use crate::error::{Error, Result};
 use lines::Lines;
-use std::io::Read;
+use std::io::{BufRead, Read};
+use std::ops::Deref;
 use std::path::Path;
 
 /// A request's direction.
@@ -68,10 +77,14 @@ pub enum Format {
     Blkparse,
     Fio,
     Vscsi,
+    DisksimValidate,
+    LcsCsv,
+    Oracle,
+    Tencent,
 }
 
 impl Format {
-    pub const ALL: [Format; 9] = [
+    pub const ALL: [Format; 13] = [
         Format::Spc,
         Format::Msr,
         Format::Disksim,
@@ -81,6 +94,10 @@ impl Format {
         Format::Blkparse,
         Format::Fio,
         Format::Vscsi,
+        Format::DisksimValidate,
+        Format::LcsCsv,
+        Format::Oracle,
+        Format::Tencent,
     ];
 
     /// The name a configuration or `--format` gives.
@@ -95,6 +112,10 @@ impl Format {
             Format::Blkparse => "blkparse",
             Format::Fio => "fio",
             Format::Vscsi => "vscsi",
+            Format::DisksimValidate => "disksim-validate",
+            Format::LcsCsv => "lcs-csv",
+            Format::Oracle => "oracle",
+            Format::Tencent => "tencent",
         }
     }
 
@@ -128,20 +149,43 @@ pub(crate) trait LineFormat {
     fn parse(&mut self, line: &str) -> std::result::Result<Option<Record>, String>;
 }
 
-/// The reader of text format `format` (`None` for a binary one): the one
-/// place a format is tied to its reader, for reading and for detection.
-fn line_format(format: Format, opts: &ReadOptions) -> Option<Box<dyn LineFormat>> {
-    Some(match format {
-        Format::Spc => Box::new(spc::Spc),
-        Format::Msr => Box::new(msr::Msr::default()),
-        Format::Disksim => Box::new(disksim::Disksim),
-        Format::Mqsim => Box::new(mqsim::Mqsim::default()),
-        Format::Fiu => Box::new(fiu::Fiu::default()),
-        Format::Arc => Box::new(arc::Arc),
-        Format::Blkparse => Box::new(blkparse::Blkparse::with_event(opts.blk_event)),
-        Format::Fio => Box::new(fio::Fio::default()),
-        Format::Vscsi => return None,
-    })
+/// A binary format's reader: its records over the (decompressed) bytes of
+/// a file and the file's name.
+type OpenBinary = Box<dyn FnOnce(Box<dyn BufRead>, String) -> Box<dyn RecordSource>>;
+
+/// A format's reader: a parser of lines, or a source of binary records.
+enum Reader {
+    Text(Box<dyn LineFormat>),
+    Binary(OpenBinary),
+}
+
+fn text(parser: impl LineFormat + 'static) -> Reader {
+    Reader::Text(Box::new(parser))
+}
+
+/// The reader of `format`: the one place a format is tied to its reader,
+/// for reading and for detection.
+fn reader(format: Format, opts: &ReadOptions) -> Reader {
+    match format {
+        Format::Spc => text(spc::Spc),
+        Format::Msr => text(msr::Msr::default()),
+        Format::Disksim => text(disksim::Disksim),
+        Format::DisksimValidate => text(disksim_validate::DisksimValidate::default()),
+        Format::Mqsim => text(mqsim::Mqsim::default()),
+        Format::Fiu => text(fiu::Fiu::default()),
+        Format::Arc => text(arc::Arc),
+        Format::Blkparse => text(blkparse::Blkparse::with_event(opts.blk_event)),
+        Format::Fio => text(fio::Fio::default()),
+        Format::LcsCsv => text(lcs_csv::LcsCsv::new(opts.block_bytes)),
+        Format::Tencent => text(tencent::Tencent::default()),
+        Format::Vscsi => Reader::Binary(Box::new(|bytes, path| Box::new(vscsi::Vscsi::new(bytes, path)))),
+        Format::Oracle => {
+            let block_bytes = opts.block_bytes;
+            Reader::Binary(Box::new(move |bytes, path| {
+                Box::new(oracle::Oracle::new(bytes, path, block_bytes))
+            }))
+        }
+    }
 }
 
 /// A text format over a file.
@@ -159,7 +203,7 @@ impl RecordSource for LineSource {
         let mut n = 0;
         while n < max {
             let Some(line) = self.lines.next_line()? else { break };
-            if line.trim().is_empty() {
+            if line.trim_ascii().is_empty() {
                 continue;
             }
             match self.parser.parse(line) {
@@ -202,11 +246,16 @@ pub struct ReadOptions {
     /// are never skipped: one bad record there means the stream is
     /// misaligned or corrupt.
     pub skip_bad: u64,
+    /// lcs-csv and oracle: the bytes of the block an `obj_id` counts (the
+    /// formats come from object caches and name no unit; 4096, a page, by
+    /// default; 512 for libCacheSim's sector-numbered block traces). Whole
+    /// sectors, 512 B to 1 GiB, as a cache block ([`crate::units::check_block`]).
+    pub block_bytes: u64,
 }
 
 impl Default for ReadOptions {
     fn default() -> Self {
-        ReadOptions { blk_event: "D", skip_bad: 0 }
+        ReadOptions { blk_event: "D", skip_bad: 0, block_bytes: 4096 }
     }
 }
 
@@ -229,28 +278,33 @@ pub fn open(path: &Path, format: Option<Format>) -> Result<Box<dyn RecordSource>
 
 /// [`open`] with `opts`.
 pub fn open_with(path: &Path, format: Option<Format>, opts: &ReadOptions) -> Result<Box<dyn RecordSource>> {
+    crate::units::check_block(opts.block_bytes).map_err(|m| Error::config("array_cache.block", m))?;
     let format = match format {
         Some(f) => f,
         None => detect(path)?,
     };
-    match line_format(format, opts) {
-        Some(parser) => Ok(Box::new(LineSource {
+    match reader(format, opts) {
+        Reader::Text(parser) => Ok(Box::new(LineSource {
             lines: Lines::open(path)?,
             parser,
             format,
             skip_left: opts.skip_bad,
             skipped: 0,
         })),
-        None => Ok(Box::new(vscsi::Vscsi::new(lines::open_bytes(path)?, path.display().to_string()))),
+        Reader::Binary(source) => Ok(source(lines::open_bytes(path)?, path.display().to_string())),
     }
 }
 
-/// The format of `path`, from its first non-empty lines (up to 16): the
+/// The format of `path`. A binary one first: oracle when the file's name
+/// contains `oracleGeneral` (the format has no magic bytes), vscsi by its
+/// first record. Else from its first non-empty lines (up to 16): the
 /// formats whose reader takes them all and finds a record among them (a
 /// header, or blkparse's events other than the requests, are not records).
 /// One must, and only one.
 pub fn detect(path: &Path) -> Result<Format> {
-    // a binary format first, by its first record
+    if path.file_name().is_some_and(|n| n.to_string_lossy().contains(oracle::NAME_MARK)) {
+        return Ok(Format::Oracle);
+    }
     let mut head = Vec::with_capacity(vscsi::RECORD_BYTES);
     std::io::Read::take(lines::open_bytes(path)?, vscsi::RECORD_BYTES as u64)
         .read_to_end(&mut head)
@@ -284,8 +338,13 @@ pub fn detect(path: &Path) -> Result<Format> {
         records > 0
     };
     let opts = ReadOptions::default();
-    let fits: Vec<Format> =
-        Format::ALL.into_iter().filter(|&f| line_format(f, &opts).is_some_and(&reads)).collect();
+    let fits: Vec<Format> = Format::ALL
+        .into_iter()
+        .filter(|&f| match reader(f, &opts) {
+            Reader::Text(parser) => reads(parser),
+            Reader::Binary(_) => false,
+        })
+        .collect();
     match fits.as_slice() {
         [one] => Ok(*one),
         [] => Err(Error::input(file, 1, "no trace format reads the first lines: give the format")),
@@ -300,6 +359,46 @@ pub fn detect(path: &Path) -> Result<Format> {
     }
 }
 
+/// The most fields of a line [`Fields`] keeps.
+pub(crate) const MAX_FIELDS: usize = 16;
+
+/// The fields of one line, borrowed from it — no allocation per line: the
+/// first [`MAX_FIELDS`] are kept (what the readers index), all are
+/// counted. Derefs to the kept ones.
+pub(crate) struct Fields<'l> {
+    kept: [&'l str; MAX_FIELDS],
+    /// How many fields the line has, kept or not.
+    pub(crate) total: usize,
+}
+
+impl<'l> Fields<'l> {
+    /// `line` split by `sep` (each field trimmed of ASCII blanks), or at
+    /// runs of ASCII whitespace when `sep` is `None`. Traces are ASCII:
+    /// std's Unicode-aware `split_whitespace` and `trim` took a third of a
+    /// line's parsing.
+    pub(crate) fn split(line: &'l str, sep: Option<char>) -> Fields<'l> {
+        let mut f = Fields { kept: [""; MAX_FIELDS], total: 0 };
+        let mut keep = |field: &'l str| {
+            if let Some(slot) = f.kept.get_mut(f.total) {
+                *slot = field;
+            }
+            f.total += 1;
+        };
+        match sep {
+            Some(c) => line.split(c).for_each(|s| keep(s.trim_ascii())),
+            None => line.split_ascii_whitespace().for_each(keep),
+        }
+        f
+    }
+}
+
+impl<'l> Deref for Fields<'l> {
+    type Target = [&'l str];
+    fn deref(&self) -> &[&'l str] {
+        &self.kept[..self.total.min(MAX_FIELDS)]
+    }
+}
+
 /// The fields of `line` split by `sep` (a comma, or any whitespace when
 /// `None`), exactly `n` of them at least.
 pub(crate) fn fields<'l>(
@@ -307,21 +406,37 @@ pub(crate) fn fields<'l>(
     sep: Option<char>,
     n: usize,
     what: &str,
-) -> std::result::Result<Vec<&'l str>, String> {
-    let f: Vec<&str> = match sep {
-        Some(c) => line.split(c).map(str::trim).collect(),
-        None => line.split_whitespace().collect(),
-    };
-    if f.len() < n {
-        return Err(format!("expected {n} fields ({what}), found {}", f.len()));
+) -> std::result::Result<Fields<'l>, String> {
+    let f = Fields::split(line, sep);
+    if f.total < n {
+        return Err(format!("expected {n} fields ({what}), found {}", f.total));
     }
     Ok(f)
 }
 
 /// Field `i` (named `name`) as an unsigned integer.
 pub(crate) fn uint(f: &[&str], i: usize, name: &str) -> std::result::Result<u64, String> {
-    f[i].parse::<u64>()
-        .map_err(|_| format!("field {} ({name}): expected a non-negative integer, found `{}`", i + 1, f[i]))
+    parse_u64(f[i])
+        .ok_or_else(|| format!("field {} ({name}): expected a non-negative integer, found `{}`", i + 1, f[i]))
+}
+
+/// `s` as a `u64`, exactly as `str::parse` takes it, with a fast path for
+/// what traces hold — up to 19 decimal digits, which cannot overflow (std's
+/// parse took a quarter of a line's parsing).
+pub(crate) fn parse_u64(s: &str) -> Option<u64> {
+    let digits = s.as_bytes();
+    if digits.is_empty() || digits.len() > 19 {
+        return s.parse().ok();
+    }
+    let mut v = 0u64;
+    for &c in digits {
+        let d = c.wrapping_sub(b'0');
+        if d > 9 {
+            return s.parse().ok(); // a sign, or not a number
+        }
+        v = v * 10 + d as u64;
+    }
+    Some(v)
 }
 
 /// Field `i` (named `name`) as a finite non-negative number.
@@ -412,11 +527,46 @@ mod tests {
         assert_eq!(detect(&blk).unwrap(), Format::Blkparse);
         let fio = write_tmp("a.log", b"fio version 2 iolog\n/f add\n/f open\n/f read 0 4096\n");
         assert_eq!(detect(&fio).unwrap(), Format::Fio);
+        let valid = write_tmp("a.valid", b"W Hit    4583176   4    663.00000  45422.00000\n");
+        assert_eq!(detect(&valid).unwrap(), Format::DisksimValidate);
+        let lcs = write_tmp("a.lcs", b"time,obj_id,obj_size,op\n0,1,4096,read\n");
+        assert_eq!(detect(&lcs).unwrap(), Format::LcsCsv);
+        let tencent = write_tmp("a.tencent", b"1538323199,105352008,584,1,1576\n");
+        assert_eq!(detect(&tencent).unwrap(), Format::Tencent);
+        // oracleGeneral has no magic: its name tells, whatever the content
+        let oracle = write_tmp("w.oracleGeneral.bin", &[0u8; 24]);
+        assert_eq!(detect(&oracle).unwrap(), Format::Oracle);
+        let nameless = write_tmp("w.bin", &[0u8; 24]);
+        assert!(detect(&nameless).unwrap_err().to_string().contains("give the format"));
         // integer times: DiskSim (ms) or MQSim (ns) — the user must say
         let both = write_tmp("b.trace", b"11413000 0 657728 16 1\n");
         let e = detect(&both).unwrap_err().to_string();
         assert!(e.contains("disksim, mqsim") && e.contains("give the format"), "{e}");
         assert_eq!(all(&both, Some(Format::Mqsim)).unwrap()[0].time_ns, 0);
+    }
+
+    #[test]
+    fn parse_u64_is_strs_parse() {
+        for s in [
+            "0",
+            "7",
+            "+7",
+            "-7",
+            "",
+            " 1",
+            "1 ",
+            "x",
+            "0x10",
+            "1e3",
+            "007",
+            "9999999999999999999",
+            "18446744073709551615",
+            "18446744073709551616",
+            "99999999999999999999",
+            "+18446744073709551615",
+        ] {
+            assert_eq!(parse_u64(s), s.parse::<u64>().ok(), "{s:?}");
+        }
     }
 
     #[test]
@@ -444,5 +594,11 @@ mod tests {
         let empty = write_tmp("e.spc", b"");
         assert!(detect(&empty).unwrap_err().to_string().contains("empty trace"));
         assert!(Format::from_name("blk").unwrap_err().to_string().contains("expected auto, spc"));
+        for f in Format::ALL {
+            assert_eq!(Format::from_name(f.name()).unwrap(), f);
+        }
+        let zero = ReadOptions { block_bytes: 0, ..ReadOptions::default() };
+        let e = open_with(&p, Some(Format::LcsCsv), &zero).err().unwrap().to_string();
+        assert!(e.contains("array_cache.block") && e.contains("multiple of 512"), "{e}");
     }
 }

@@ -6,9 +6,10 @@
 //! say) carries no data and is passed over. One stream; times are rebased
 //! on the first record. Errors name the record's byte offset.
 
+use super::binary::{u16_at, u32_at, u64_at, Records};
 use super::{bytes, Format, Op, Rebase, Record, RecordSource};
-use crate::error::{Error, Result};
-use std::io::{BufRead, ErrorKind, Read};
+use crate::error::Result;
+use std::io::BufRead;
 
 pub const RECORD_BYTES: usize = 32;
 const VERSION_1: u16 = 0x0100;
@@ -24,48 +25,17 @@ pub fn op_of(cmd: u16) -> Option<Op> {
 
 /// Does `rec` (32 bytes) look like a vSCSI v1 record? (Format detection.)
 pub fn looks_like(rec: &[u8]) -> bool {
-    rec.len() >= RECORD_BYTES
-        && u16::from_le_bytes([rec[14], rec[15]]) == VERSION_1
-        && op_of(u16::from_le_bytes([rec[12], rec[13]])).is_some()
+    rec.len() >= RECORD_BYTES && u16_at(rec, 14) == VERSION_1 && op_of(u16_at(rec, 12)).is_some()
 }
 
 pub struct Vscsi {
-    reader: Box<dyn BufRead>,
-    path: String,
-    offset: u64,
+    records: Records<RECORD_BYTES>,
     clock: Rebase,
 }
 
 impl Vscsi {
     pub fn new(reader: Box<dyn BufRead>, path: String) -> Vscsi {
-        Vscsi { reader, path, offset: 0, clock: Rebase::default() }
-    }
-
-    fn err(&self, msg: String) -> Error {
-        Error::input(self.path.clone(), 0, format!("byte {}: {msg}", self.offset))
-    }
-
-    /// The next whole record, `None` at the end.
-    fn next_record(&mut self) -> Result<Option<[u8; RECORD_BYTES]>> {
-        let mut rec = [0u8; RECORD_BYTES];
-        let mut got = 0;
-        while got < RECORD_BYTES {
-            match self.reader.read(&mut rec[got..]) {
-                Ok(0) => break,
-                Ok(n) => got += n,
-                Err(e) if e.kind() == ErrorKind::Interrupted => continue,
-                Err(e) => {
-                    return Err(self.err(format!(
-                        "cannot read the trace (a truncated or corrupt compressed stream?): {e}"
-                    )))
-                }
-            }
-        }
-        match got {
-            0 => Ok(None),
-            RECORD_BYTES => Ok(Some(rec)),
-            n => Err(self.err(format!("a truncated record: {n} of its {RECORD_BYTES} bytes"))),
-        }
+        Vscsi { records: Records::new(reader, path), clock: Rebase::default() }
     }
 }
 
@@ -73,19 +43,15 @@ impl RecordSource for Vscsi {
     fn next_batch(&mut self, out: &mut Vec<Record>, max: usize) -> Result<usize> {
         let mut n = 0;
         while n < max {
-            let Some(rec) = self.next_record()? else { break };
-            let u16_at = |i: usize| u16::from_le_bytes([rec[i], rec[i + 1]]);
-            let u32_at = |i: usize| u32::from_le_bytes(rec[i..i + 4].try_into().expect("4 bytes"));
-            let u64_at = |i: usize| u64::from_le_bytes(rec[i..i + 8].try_into().expect("8 bytes"));
-            let (len, cmd, ver, lbn, ts) = (u32_at(4), u16_at(12), u16_at(14), u64_at(16), u64_at(24));
+            let Some(rec) = self.records.next()? else { break };
+            let (len, cmd, ver, lbn, ts) =
+                (u32_at(&rec, 4), u16_at(&rec, 12), u16_at(&rec, 14), u64_at(&rec, 16), u64_at(&rec, 24));
+            let err = |m: String| self.records.err(m);
             if ver != VERSION_1 {
-                return Err(
-                    self.err(format!("field ver: expected 0x0100 (vSCSI version 1), found {ver:#06x}"))
-                );
+                return Err(err(format!("field ver: expected 0x0100 (vSCSI version 1), found {ver:#06x}")));
             }
-            let time_ns = self.clock.ns(ts, 1000, "field ts (µs)").map_err(|m| self.err(m))?;
-            let offset_bytes = bytes(lbn, 512, "lbn").map_err(|m| self.err(m))?;
-            self.offset += RECORD_BYTES as u64;
+            let time_ns = self.clock.ns(ts, 1000, "field ts (µs)").map_err(err)?;
+            let offset_bytes = bytes(lbn, 512, "lbn").map_err(err)?;
             if let Some(op) = op_of(cmd) {
                 out.push(Record { time_ns, stream: 0, offset_bytes, size_bytes: len as u64, op });
                 n += 1;

@@ -182,8 +182,10 @@ pub fn run_with<I: Debug>(
             return Err(format!(
                 "fuzz target `{target}`, seed {seed}, case {case}: {msg}\ninput: {input:#?}\nreplay: \
                  PREFETCHLAB_FUZZ_SEED={seed} PREFETCHLAB_FUZZ_CASE={case} cargo test --release -p prefetchlab \
-                 --test fuzz_{target}",
-                seed = st.seed
+                 --test fuzz_{file}",
+                seed = st.seed,
+                // a target is named after its test file, `fuzz_<file>.rs`, with a suffix after `_`
+                file = target.split('_').next().unwrap_or(target)
             ));
         }
         ran += 1;
