@@ -51,6 +51,7 @@ pub fn open_trace(cfg: &Config) -> Result<Box<dyn RecordSource>> {
     opts.skip_bad = w.skip_bad;
     // lcs-csv and oracleGeneral number their objects in the cache's blocks
     opts.block_bytes = cfg.array_cache.block.0;
+    opts.stream_by_process = w.stream_by == crate::config::StreamBy::Process;
     let format = match w.format.as_str() {
         "auto" => None,
         name => Some(trace::Format::from_name(name)?),

@@ -123,3 +123,27 @@ fn reads_only_leaves_the_writes_out() {
     assert_eq!((m.app_requests, m.writes, m.bytes_written, m.bytes_read), (508, 0, 0, 6_108_672));
     assert_eq!(m.rmw_stripes + m.rcw_stripes + m.full_stripe_rows, 0);
 }
+
+#[test]
+fn streams_by_process_need_a_format_that_records_them() {
+    let dir = std::env::temp_dir().join(format!("prefetchlab-trace-replay-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // two processes reading one device
+    let blk = dir.join("two.blk");
+    std::fs::write(
+        &blk,
+        "  8,16 1 1 0.000000000 100 D R 0 + 8 [a]\n  8,16 1 2 0.001000000 200 D R 64 + 8 [b]\n  \
+         8,16 1 3 0.002000000 100 D R 8 + 8 [a]\n",
+    )
+    .unwrap();
+    let mut c = config(&blk);
+    let (_, by_device) = run(&c);
+    c.workload.stream_by = prefetchlab::config::StreamBy::Process;
+    let (m, by_process) = run(&c);
+    assert_eq!((by_device, by_process, m.app_requests), (1, 2, 3));
+    let Some(traces) = common::traces() else { return };
+    let mut c = config(&traces.join("msr-sample/msr-cambridge1-sample.csv"));
+    c.workload.stream_by = prefetchlab::config::StreamBy::Process;
+    let e = prefetchlab::simulate(&c).unwrap_err().to_string();
+    assert!(e.contains("workload.stream_by") && e.contains("only blkparse"), "{e}");
+}

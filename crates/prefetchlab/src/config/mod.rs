@@ -346,6 +346,16 @@ pub enum WorkloadKind {
     Trace,
 }
 
+/// What a trace's streams are (issue 9).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum StreamBy {
+    /// The ASU, device or volume the format records.
+    Unit,
+    /// The process that issued the request (blkparse's pid).
+    Process,
+}
+
 /// How a trace's requests are issued (issue 9).
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
@@ -387,6 +397,9 @@ pub struct WorkloadConfig {
     pub fragments: u32,
     /// `trace`: replay its writes too (`false`: its reads only).
     pub writes: bool,
+    /// `trace`: what a stream is — `unit`, the ASU, device or volume the
+    /// format records, or `process` (blkparse's pid).
+    pub stream_by: StreamBy,
     /// `trace`, blkparse: the event taken as the requests, `D` or `Q`.
     pub blk_event: String,
     /// `trace`: malformed records of a text format skipped (and counted),
@@ -410,6 +423,7 @@ impl Default for WorkloadConfig {
             speed: 1.0,
             fragments: 1,
             writes: true,
+            stream_by: StreamBy::Unit,
             blk_event: "D".into(),
             skip_bad: 0,
         }

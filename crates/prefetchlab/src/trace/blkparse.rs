@@ -6,26 +6,29 @@
 //! prints at the end (any line that does not start with `maj,min`). RWBS
 //! starting with `R` is a read, `W` a write; discards, flushes and
 //! barrier-only events (`D`, `F`, `N`) carry no data and are passed over.
-//! The device is the stream (`major << 16 | minor`); times are rebased on
-//! the first record, read exactly from their digits (no float rounding).
+//! The device is the stream (`major << 16 | minor`), or the process (its
+//! pid) with `stream_by_process`; times are rebased on the first record,
+//! read exactly from their digits (no float rounding).
 
 use super::{bytes, device_stream, uint, Fields, LineFormat, Op, Record};
 
 pub struct Blkparse {
     /// The action taken as requests: `D` or `Q`.
     pub event: &'static str,
+    /// A stream per process (pid) instead of per device.
+    pub stream_by_process: bool,
     t0: Option<u64>,
 }
 
 impl Default for Blkparse {
     fn default() -> Self {
-        Blkparse { event: "D", t0: None }
+        Blkparse::with_event("D")
     }
 }
 
 impl Blkparse {
     pub fn with_event(event: &'static str) -> Self {
-        Blkparse { event, t0: None }
+        Blkparse { event, stream_by_process: false, t0: None }
     }
 }
 
@@ -67,7 +70,13 @@ impl LineFormat for Blkparse {
             .ok_or_else(|| format!("field 4 (time): expected seconds.nanoseconds, found `{}`", f[3]))?;
         let sector = uint(&f, 7, "sector")?;
         let n = uint(&f, 9, "nsectors")?;
-        let stream = device_stream(maj as u64, min as u64, "field 1 (device)")?;
+        let stream = if self.stream_by_process {
+            let pid = uint(&f, 4, "pid")?;
+            u32::try_from(pid)
+                .map_err(|_| format!("field 5 (pid): {pid} is too large (at most {})", u32::MAX))?
+        } else {
+            device_stream(maj as u64, min as u64, "field 1 (device)")?
+        };
         let t0 = *self.t0.get_or_insert(t);
         // blkparse sorts by time per CPU, not always across CPUs: a few
         // ns out of order are kept at the first record's time
@@ -115,6 +124,8 @@ CPU1 (8,16):
         assert_eq!((d[1].time_ns, d[1].op, d[1].size_bytes), (7_654_322, Op::Write, 4096));
         let q = all(Blkparse::with_event("Q"));
         assert_eq!(q.len(), 1);
+        let by_pid = all(Blkparse { stream_by_process: true, ..Blkparse::default() });
+        assert_eq!(by_pid.iter().map(|r| r.stream).collect::<Vec<_>>(), [4123, 4123]);
         assert_eq!(time_ns("0.012345678"), Some(12_345_678));
         assert_eq!(time_ns("3.5"), Some(3_500_000_000));
     }

@@ -174,7 +174,11 @@ fn reader(format: Format, opts: &ReadOptions) -> Reader {
         Format::Mqsim => text(mqsim::Mqsim::default()),
         Format::Fiu => text(fiu::Fiu::default()),
         Format::Arc => text(arc::Arc),
-        Format::Blkparse => text(blkparse::Blkparse::with_event(opts.blk_event)),
+        Format::Blkparse => {
+            let mut b = blkparse::Blkparse::with_event(opts.blk_event);
+            b.stream_by_process = opts.stream_by_process;
+            text(b)
+        }
         Format::Fio => text(fio::Fio::default()),
         Format::LcsCsv => text(lcs_csv::LcsCsv::new(opts.block_bytes)),
         Format::Tencent => text(tencent::Tencent::default()),
@@ -251,11 +255,13 @@ pub struct ReadOptions {
     /// default; 512 for libCacheSim's sector-numbered block traces). Whole
     /// sectors, 512 B to 1 GiB, as a cache block ([`crate::units::check_block`]).
     pub block_bytes: u64,
+    /// blkparse: a stream per process (its pid) rather than per device.
+    pub stream_by_process: bool,
 }
 
 impl Default for ReadOptions {
     fn default() -> Self {
-        ReadOptions { blk_event: "D", skip_bad: 0, block_bytes: 4096 }
+        ReadOptions { blk_event: "D", skip_bad: 0, block_bytes: 4096, stream_by_process: false }
     }
 }
 
@@ -283,6 +289,17 @@ pub fn open_with(path: &Path, format: Option<Format>, opts: &ReadOptions) -> Res
         Some(f) => f,
         None => detect(path)?,
     };
+    if opts.stream_by_process && format != Format::Blkparse {
+        return Err(Error::config(
+            "workload.stream_by",
+            format!(
+                "\"process\": only blkparse records the process of a request; {} is {}, whose streams are \
+                 its own (stream_by = \"unit\")",
+                path.display(),
+                format.name()
+            ),
+        ));
+    }
     match reader(format, opts) {
         Reader::Text(parser) => Ok(Box::new(LineSource {
             lines: Lines::open(path)?,
