@@ -165,3 +165,23 @@ def test_cache_only_run_of_a_trace(traces: Path, tmp_path: Path) -> None:
     assert metrics["app_requests"] == 113_872 and metrics["writes"] == 66_898
     assert metrics["hits"] + metrics["misses"] == 1_141_869
     assert 0 < metrics["prefetch_used_blocks"] <= metrics["prefetched_blocks"]
+
+
+def test_progress_hears_records_and_the_file_bytes_read(traces: Path, tmp_path: Path) -> None:
+    from prefetchlab._engine import trace_stats
+
+    src = traces / "arc-p6" / "P6.lis"
+    packed = tmp_path / "p6.gz"
+    packed.write_bytes(gzip.compress(src.read_bytes(), compresslevel=1))
+    for path in (src, packed):
+        calls: list[tuple[int, int]] = []
+
+        def heard(records: int, file_bytes: int, calls: list[tuple[int, int]] = calls) -> None:
+            calls.append((records, file_bytes))
+
+        s = trace_stats(str(path), None, 4096, heard)
+        size = path.stat().st_size
+        assert len(calls) > 10, path  # one call per batch of 16,384 records
+        assert calls == sorted(calls) and all(0 < b <= size for _, b in calls)
+        assert calls[-1] == (s["records"], size)  # the whole file (compressed bytes when packed)
+        assert calls[0][1] < size / 4

@@ -78,7 +78,7 @@ def trace_stats(
     path: str,
     format: str | None = ...,
     block_bytes: int = ...,
-    progress: Callable[[int], object] | None = ...,
+    progress: Callable[[int, int], object] | None = ...,
     blk_event: str = ...,
     skip_bad: int = ...,
 ) -> dict[str, Any]: ...
@@ -88,7 +88,7 @@ def trace_convert(
     to: str = ...,
     format: str | None = ...,
     block_bytes: int = ...,
-    progress: Callable[[int], object] | None = ...,
+    progress: Callable[[int, int], object] | None = ...,
     blk_event: str = ...,
     skip_bad: int = ...,
 ) -> dict[str, Any]: ...

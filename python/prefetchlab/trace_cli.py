@@ -27,22 +27,34 @@ OUTPUTS = ("lcs-csv",)
 PROGRESS_DELAY_S = 1.0
 
 
-class _RecordCounter:
-    """Records read so far, as a tqdm counter on stderr (imported only once shown)."""
+class _FileProgress:
+    """How far into the trace file the reading has got, as a tqdm bar on stderr over the file's
+    bytes (compressed bytes for a compressed trace), the records read beside it; shown once the
+    reading has taken :data:`PROGRESS_DELAY_S` (tqdm imported only then)."""
 
-    def __init__(self) -> None:
+    def __init__(self, path: Path) -> None:
         self._start = time.time()
+        self._total = path.stat().st_size
         self._bar: Any = None
 
-    def __call__(self, records: int) -> None:
+    def __call__(self, records: int, file_bytes: int) -> None:
         if self._bar is None:
             if time.time() - self._start < PROGRESS_DELAY_S:
                 return
             from tqdm import tqdm
 
-            self._bar = tqdm(unit=" records", unit_scale=True, file=sys.stderr, leave=False, mininterval=0.2)
+            self._bar = tqdm(
+                total=self._total,
+                unit="B",
+                unit_scale=True,
+                unit_divisor=1024,
+                file=sys.stderr,
+                leave=False,
+                mininterval=0.2,
+            )
             self._bar.start_t = self._start
-        self._bar.update(records - self._bar.n)
+        self._bar.postfix = f"{records:,} records"
+        self._bar.update(min(file_bytes, self._total) - self._bar.n)
 
     def close(self) -> None:
         if self._bar is not None:
@@ -85,7 +97,7 @@ def _block(text: str) -> int:
 
 def cmd_convert(args: argparse.Namespace) -> int:
     path = _trace_file(args.file)
-    counter = _RecordCounter() if not args.quiet and sys.stderr.isatty() else None
+    counter = _FileProgress(path) if not args.quiet and sys.stderr.isatty() else None
     try:
         done = trace_convert(
             str(path),
@@ -111,7 +123,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
     from prefetchlab._table import fmt_bytes, render
 
     path = _trace_file(args.file)
-    counter = _RecordCounter() if not args.quiet and sys.stderr.isatty() else None
+    counter = _FileProgress(path) if not args.quiet and sys.stderr.isatty() else None
     try:
         s = trace_stats(
             str(path),

@@ -172,7 +172,7 @@ fn validate_disk<'py>(
 
 /// One pass over a block trace: its statistics as a dict (see
 /// `prefetchlab::trace::stats`). `format` None: told from the content.
-/// `progress(records)` is called after each batch (from the engine's
+/// `progress(records, file_bytes)` is called after each batch (from the engine's
 /// thread, with the GIL).
 #[pyfunction]
 #[pyo3(signature = (path, format=None, block_bytes=4096, progress=None, blk_event="D", skip_bad=0))]
@@ -188,8 +188,8 @@ fn trace_stats<'py>(
     let (format, opts) = trace_options(format, blk_event, skip_bad, block_bytes)?;
     let mut progress = ProgressCallback::new(progress);
     let s = guarded(|| {
-        prefetchlab::trace::stats::stats(Path::new(path), format, &opts, block_bytes, &mut |n| {
-            progress.call(n)
+        prefetchlab::trace::stats::stats(Path::new(path), format, &opts, block_bytes, &mut |n, bytes| {
+            progress.call(n, bytes)
         })
     })?;
     progress.finish()?;
@@ -233,7 +233,8 @@ fn trace_options(
     Ok((format, opts))
 }
 
-/// A Python progress callback called with one count; its first exception is
+/// A Python progress callback called with the records and the file's bytes
+/// read so far (compressed bytes of a compressed file); its first exception is
 /// kept (and later calls skipped) to be raised when the work is done.
 struct ProgressCallback<'py> {
     callback: Option<Bound<'py, PyAny>>,
@@ -244,9 +245,9 @@ impl<'py> ProgressCallback<'py> {
     fn new(callback: Option<Bound<'py, PyAny>>) -> Self {
         ProgressCallback { callback, error: None }
     }
-    fn call(&mut self, n: u64) {
+    fn call(&mut self, records: u64, file_bytes: u64) {
         if let (Some(cb), None) = (&self.callback, &self.error) {
-            if let Err(e) = cb.call1((n,)) {
+            if let Err(e) = cb.call1((records, file_bytes)) {
                 self.error = Some(e);
             }
         }
@@ -273,7 +274,7 @@ fn trace_convert<'py>(
     blk_event: &str,
     skip_bad: u64,
 ) -> PyResult<Bound<'py, PyDict>> {
-    use prefetchlab::trace::{convert, open_with};
+    use prefetchlab::trace::{convert, open_file, RecordSource};
     if to != "lcs-csv" {
         return Err(PrefetchlabError::new_err(format!(
             "--to: unknown output format `{to}`: expected lcs-csv"
@@ -282,9 +283,11 @@ fn trace_convert<'py>(
     let (format, opts) = trace_options(format, blk_event, skip_bad, block_bytes)?;
     let mut progress = ProgressCallback::new(progress);
     let (fmt, done) = guarded(|| {
-        let mut source = open_with(Path::new(path), format, &opts)?;
-        let done =
-            convert::to_lcs_csv(source.as_mut(), block_bytes, Path::new(out), &mut |n| progress.call(n))?;
+        let mut source = open_file(Path::new(path), format, &opts)?;
+        let file = source.progress();
+        let done = convert::to_lcs_csv(&mut source, block_bytes, Path::new(out), &mut |n| {
+            progress.call(n, file.bytes_read())
+        })?;
         Ok((source.format(), done))
     })?;
     progress.finish()?;

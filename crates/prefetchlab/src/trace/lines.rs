@@ -18,6 +18,8 @@ use crate::error::{Error, Result};
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 pub struct Lines {
     reader: Box<dyn BufRead>,
@@ -73,18 +75,50 @@ impl Compression {
 /// the magic bytes of a [`Compression`]. A read error of a decoder says
 /// "truncated or corrupt" and which compression.
 pub fn open_bytes(path: &Path) -> Result<Box<dyn BufRead>> {
+    open_bytes_counted(path).map(|(r, _)| r)
+}
+
+/// How far into its file a reader has got: bytes of the file (compressed
+/// bytes for a compressed trace) read so far, for progress bars.
+#[derive(Debug, Clone, Default)]
+pub struct FileProgress(Arc<AtomicU64>);
+
+impl FileProgress {
+    pub fn bytes_read(&self) -> u64 {
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
+/// A file that counts the bytes read from it.
+struct Counted {
+    file: File,
+    read: Arc<AtomicU64>,
+}
+
+impl Read for Counted {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.file.read(buf)?;
+        self.read.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
+    }
+}
+
+/// [`open_bytes`], with the count of the file's bytes read so far.
+pub fn open_bytes_counted(path: &Path) -> Result<(Box<dyn BufRead>, FileProgress)> {
     let name = path.display().to_string();
     let io = |e: io::Error| Error::input(name.clone(), 0, format!("cannot read the trace: {e}"));
-    let mut file = BufReader::with_capacity(BUF_BYTES, File::open(path).map_err(io)?);
+    let progress = FileProgress::default();
+    let counted = Counted { file: File::open(path).map_err(io)?, read: progress.0.clone() };
+    let mut file = BufReader::with_capacity(BUF_BYTES, counted);
     let compression = Compression::of(file.fill_buf().map_err(io)?);
     let decoded: Box<dyn Read> = match compression {
-        Compression::None => return Ok(Box::new(file)),
+        Compression::None => return Ok((Box::new(file), progress)),
         Compression::Gzip => Box::new(flate2::bufread::MultiGzDecoder::new(file)),
         Compression::Zstd => Box::new(ZstdFrames::new(file)),
         Compression::Xz => Box::new(lzma_rust2::XzReader::new_mem_limit(file, true, XZ_MEMORY_LIMIT_KIB)),
         Compression::Bzip2 => Box::new(bzip2::bufread::MultiBzDecoder::new(file)),
     };
-    Ok(Box::new(BufReader::with_capacity(BUF_BYTES, Decoded { inner: decoded, compression })))
+    Ok((Box::new(BufReader::with_capacity(BUF_BYTES, Decoded { inner: decoded, compression })), progress))
 }
 
 /// A decoder whose errors say that the stream is truncated or corrupt, and
@@ -187,8 +221,12 @@ impl<R: BufRead> Read for ZstdFrames<R> {
 
 impl Lines {
     pub fn open(path: &Path) -> Result<Lines> {
-        let reader = open_bytes(path)?;
-        Ok(Lines { reader, path: path.display().to_string(), line_no: 0, buf: Vec::with_capacity(256) })
+        Ok(Lines::new(open_bytes(path)?, path))
+    }
+
+    /// The lines of `reader`, the bytes of `path`.
+    pub fn new(reader: Box<dyn BufRead>, path: &Path) -> Lines {
+        Lines { reader, path: path.display().to_string(), line_no: 0, buf: Vec::with_capacity(256) }
     }
 
     /// The next line without its end (`None` at the end of the file).

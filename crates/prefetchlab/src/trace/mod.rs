@@ -143,6 +143,38 @@ pub trait RecordSource {
     }
 }
 
+/// A source opened by [`open_with`], with how far into its file it has got.
+pub struct TraceFile {
+    source: Box<dyn RecordSource>,
+    progress: lines::FileProgress,
+}
+
+impl TraceFile {
+    /// Bytes of the file read so far (compressed bytes for a compressed
+    /// trace; read ahead of the records handed out by up to 64 KiB).
+    pub fn bytes_read(&self) -> u64 {
+        self.progress.bytes_read()
+    }
+
+    /// The count behind [`Self::bytes_read`], to read while the source is
+    /// borrowed elsewhere.
+    pub fn progress(&self) -> lines::FileProgress {
+        self.progress.clone()
+    }
+}
+
+impl RecordSource for TraceFile {
+    fn next_batch(&mut self, out: &mut Vec<Record>, max: usize) -> Result<usize> {
+        self.source.next_batch(out, max)
+    }
+    fn format(&self) -> Format {
+        self.source.format()
+    }
+    fn skipped(&self) -> u64 {
+        self.source.skipped()
+    }
+}
+
 /// What a text format's reader does with one line: a record, nothing (a
 /// comment, a header), or an error message naming the field.
 pub(crate) trait LineFormat {
@@ -284,6 +316,11 @@ pub fn open(path: &Path, format: Option<Format>) -> Result<Box<dyn RecordSource>
 
 /// [`open`] with `opts`.
 pub fn open_with(path: &Path, format: Option<Format>, opts: &ReadOptions) -> Result<Box<dyn RecordSource>> {
+    Ok(Box::new(open_file(path, format, opts)?))
+}
+
+/// [`open_with`], keeping the count of the file's bytes read ([`TraceFile::bytes_read`]).
+pub fn open_file(path: &Path, format: Option<Format>, opts: &ReadOptions) -> Result<TraceFile> {
     crate::units::check_block(opts.block_bytes).map_err(|m| Error::config("array_cache.block", m))?;
     let format = match format {
         Some(f) => f,
@@ -300,16 +337,18 @@ pub fn open_with(path: &Path, format: Option<Format>, opts: &ReadOptions) -> Res
             ),
         ));
     }
-    match reader(format, opts) {
-        Reader::Text(parser) => Ok(Box::new(LineSource {
-            lines: Lines::open(path)?,
+    let (bytes, progress) = lines::open_bytes_counted(path)?;
+    let source: Box<dyn RecordSource> = match reader(format, opts) {
+        Reader::Text(parser) => Box::new(LineSource {
+            lines: Lines::new(bytes, path),
             parser,
             format,
             skip_left: opts.skip_bad,
             skipped: 0,
-        })),
-        Reader::Binary(source) => Ok(source(lines::open_bytes(path)?, path.display().to_string())),
-    }
+        }),
+        Reader::Binary(source) => source(bytes, path.display().to_string()),
+    };
+    Ok(TraceFile { source, progress })
 }
 
 /// The format of `path`. A binary one first: oracle when the file's name

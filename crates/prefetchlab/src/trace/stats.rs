@@ -8,7 +8,7 @@
 //! stream's last 8 requests ended (several sequential readers interleaved,
 //! the `seq_*_any8` of the shared traces' PROVENANCE files).
 
-use super::{open_with, Format, Op, ReadOptions, Record};
+use super::{open_file, Format, Op, ReadOptions, Record, RecordSource};
 use crate::error::Result;
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
@@ -39,17 +39,17 @@ pub struct TraceStats {
 
 const RECENT: usize = 8;
 
-/// One pass over `path`; `progress` hears the records read so far now and
-/// then (every batch).
+/// One pass over `path`; `progress` hears the records and the file's bytes
+/// read so far now and then (every batch).
 pub fn stats(
     path: &Path,
     format: Option<Format>,
     opts: &ReadOptions,
     block_bytes: u64,
-    progress: &mut dyn FnMut(u64),
+    progress: &mut dyn FnMut(u64, u64),
 ) -> Result<TraceStats> {
     let block = block_bytes.max(1);
-    let mut src = open_with(path, format, opts)?;
+    let mut src = open_file(path, format, opts)?;
     let mut batch: Vec<Record> = Vec::with_capacity(1 << 14);
     let (mut records, mut reads, mut read_bytes, mut write_bytes) = (0u64, 0u64, 0u64, 0u64);
     let (mut strict, mut any) = (0u64, 0u64);
@@ -87,7 +87,7 @@ pub fn stats(
             ends[0] = end;
             sizes[(64 - r.size_bytes.saturating_sub(1).leading_zeros()) as usize] += 1;
         }
-        progress(records);
+        progress(records, src.bytes_read());
     }
     let frac = |n: u64| if records == 0 { 0.0 } else { n as f64 / records as f64 };
     Ok(TraceStats {
@@ -127,7 +127,7 @@ mod tests {
             "s.spc",
             b"0,0,4096,r,0\n0,8,4096,r,1\n1,0,512,w,2\n0,0,1024,r,3\n0,16,512,r,4\n0,8,512,r,5\n",
         );
-        let s = stats(&p, None, &ReadOptions::default(), 4096, &mut |_| {}).unwrap();
+        let s = stats(&p, None, &ReadOptions::default(), 4096, &mut |_, _| {}).unwrap();
         assert_eq!((s.format, s.records, s.reads, s.writes), (Format::Spc, 6, 5, 1));
         assert_eq!((s.read_bytes, s.write_bytes), (4096 + 4096 + 1024 + 512 + 512, 512));
         assert_eq!((s.streams, s.footprint_blocks), (2, 4)); // stream 0: blocks 0, 1, 2; stream 1: block 0
@@ -144,10 +144,10 @@ mod tests {
     fn bad_records_are_skipped_up_to_the_limit() {
         let p = write_tmp("bad.spc", b"0,0,4096,r,0\n0,x,1,r,1\n0,8,4096,r,2\n0,8,-1,r,3\n0,16,512,r,4\n");
         let two = ReadOptions { skip_bad: 2, ..ReadOptions::default() };
-        let s = stats(&p, Some(Format::Spc), &two, 4096, &mut |_| {}).unwrap();
+        let s = stats(&p, Some(Format::Spc), &two, 4096, &mut |_, _| {}).unwrap();
         assert_eq!((s.records, s.skipped_records), (3, 2));
         let one = ReadOptions { skip_bad: 1, ..ReadOptions::default() };
-        let e = stats(&p, Some(Format::Spc), &one, 4096, &mut |_| {}).unwrap_err().to_string();
+        let e = stats(&p, Some(Format::Spc), &one, 4096, &mut |_, _| {}).unwrap_err().to_string();
         assert!(e.contains("bad.spc:4:") && e.contains("after 1 bad records skipped"), "{e}");
     }
 }
