@@ -14,6 +14,7 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -61,6 +62,18 @@ class _FileProgress:
             self._bar.close()
 
 
+def _with_progress(
+    args: argparse.Namespace, path: Path, read: Callable[[_FileProgress | None], dict[str, Any]]
+) -> dict[str, Any]:
+    """``read(bar)``, with a progress bar on a terminal (not with ``--quiet``), closed after."""
+    bar = _FileProgress(path) if not args.quiet and sys.stderr.isatty() else None
+    try:
+        return read(bar)
+    finally:
+        if bar is not None:
+            bar.close()
+
+
 def _count(text: str) -> int:
     """``--skip-bad``'s N: a whole number ≥ 0."""
     try:
@@ -97,21 +110,14 @@ def _block(text: str) -> int:
 
 def cmd_convert(args: argparse.Namespace) -> int:
     path = _trace_file(args.file)
-    counter = _FileProgress(path) if not args.quiet and sys.stderr.isatty() else None
-    try:
-        done = trace_convert(
-            str(path),
-            args.out,
-            args.to,
-            None if args.format == "auto" else args.format,
-            args.block,
-            counter,
-            args.blk_event,
-            args.skip_bad,
-        )
-    finally:
-        if counter is not None:
-            counter.close()
+    fmt = None if args.format == "auto" else args.format
+    done = _with_progress(
+        args,
+        path,
+        lambda bar: trace_convert(
+            str(path), args.out, args.to, fmt, args.block, bar, args.blk_event, args.skip_bad
+        ),
+    )
     print(
         f"{path} ({done['format']}): {done['records']:,} records → {args.out}: "
         f"{done['blocks']:,} lines of {args.block}-byte blocks ({args.to})"
@@ -123,19 +129,10 @@ def cmd_stats(args: argparse.Namespace) -> int:
     from prefetchlab._table import fmt_bytes, render
 
     path = _trace_file(args.file)
-    counter = _FileProgress(path) if not args.quiet and sys.stderr.isatty() else None
-    try:
-        s = trace_stats(
-            str(path),
-            None if args.format == "auto" else args.format,
-            args.block,
-            counter,
-            args.blk_event,
-            args.skip_bad,
-        )
-    finally:
-        if counter is not None:
-            counter.close()
+    fmt = None if args.format == "auto" else args.format
+    s = _with_progress(
+        args, path, lambda bar: trace_stats(str(path), fmt, args.block, bar, args.blk_event, args.skip_bad)
+    )
     if args.json:
         print(json.dumps({**s, "sizes": [{"up_to_bytes": b, "requests": n} for b, n in s["sizes"]]}))
         return 0

@@ -262,6 +262,23 @@ struct TraceReplay {
     writeback_buf: Vec<u64>,
 }
 
+impl TraceReplay {
+    /// A request in flight from now: its handle.
+    fn add(&mut self, req: TraceReq) -> u32 {
+        self.in_flight += 1;
+        match self.free_reqs.pop() {
+            Some(i) => {
+                self.reqs[i as usize] = req;
+                i
+            }
+            None => {
+                self.reqs.push(req);
+                (self.reqs.len() - 1) as u32
+            }
+        }
+    }
+}
+
 /// Per-disk accumulators beyond the queue's own.
 #[derive(Default, Clone, Copy)]
 struct DiskAcc {
@@ -768,17 +785,7 @@ impl Engine {
             blocks,
             writeback: false,
         };
-        let id = match t.free_reqs.pop() {
-            Some(i) => {
-                t.reqs[i as usize] = req;
-                i
-            }
-            None => {
-                t.reqs.push(req);
-                (t.reqs.len() - 1) as u32
-            }
-        };
-        t.in_flight += 1;
+        let id = t.add(req);
         match r.op {
             Op::Read => {
                 if t.array_ra.is_some() {
@@ -848,17 +855,7 @@ impl Engine {
                 blocks: n as u64,
                 writeback: true,
             };
-            let id = match t.free_reqs.pop() {
-                Some(x) => {
-                    t.reqs[x as usize] = req;
-                    x
-                }
-                None => {
-                    t.reqs.push(req);
-                    (t.reqs.len() - 1) as u32
-                }
-            };
-            t.in_flight += 1;
+            let id = t.add(req);
             self.start_write(id);
             i += n;
         }
