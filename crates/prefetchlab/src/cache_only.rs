@@ -102,8 +102,12 @@ pub struct CacheOnly {
 impl CacheOnly {
     pub fn new(cfg: &Config) -> CacheOnly {
         let c = &cfg.array_cache;
+        let mut cache = ArrayCache::new(c.capacity_blocks());
+        if c.prefetch == crate::config::BlockPrefetchPolicy::Obl {
+            cache.set_seq_threshold(c.seq_threshold as u8);
+        }
         CacheOnly {
-            cache: ArrayCache::new(c.capacity_blocks()),
+            cache,
             policy: block_policy::build(c.prefetch),
             block_bytes: c.block.0,
             writes_replayed: cfg.workload.writes,
@@ -155,7 +159,8 @@ impl CacheOnly {
         if r.op == Op::Write {
             return Ok(()); // block policies see reads only (prefetching serves reads)
         }
-        let access = BlockAccess { block: first, blocks: end - first, hit: all_hit };
+        let sequential = self.cache.sequential(first);
+        let access = BlockAccess { block: first, blocks: end - first, hit: all_hit, sequential };
         let mut ctx = Ctx { cache: &mut self.cache, evicted: Vec::new() };
         self.policy.on_access(&mut ctx, access);
         for (block, unused) in ctx.evicted {
@@ -262,16 +267,26 @@ mod tests {
     }
 
     #[test]
-    fn obl_prefetches_on_a_miss_and_counts_use_and_waste() {
-        let mut s = CacheOnly::new(&cfg(3, BlockPrefetchPolicy::Obl));
-        // cache of 3, most recent first
-        s.record(&rec(10, 1, Op::Read)).unwrap(); // miss 10, prefetch 11: 11 10
-        s.record(&rec(11, 1, Op::Read)).unwrap(); // hit 11 (a prefetch used); none on a hit: 11 10
-        s.record(&rec(20, 1, Op::Read)).unwrap(); // miss 20; prefetch 21 evicts 10: 21 20 11
-        s.record(&rec(30, 1, Op::Read)).unwrap(); // miss 30 evicts 11 (used); 31 evicts 20: 31 30 21
-        s.record(&rec(40, 1, Op::Read)).unwrap(); // miss 40 evicts 21 (never read: wasted); 41 evicts 30
+    fn obl_prefetches_on_a_sequential_miss_only_and_counts_use_and_waste() {
+        // decisions.md 6d/6f: a miss on x with x − 1 cached (seq_threshold 2) fetches x + 1
+        let mut s = CacheOnly::new(&cfg(4, BlockPrefetchPolicy::Obl));
+        // cache of 4, most recent first
+        s.record(&rec(10, 1, Op::Read)).unwrap(); // isolated miss: nothing more — 10
+        s.record(&rec(11, 1, Op::Read)).unwrap(); // sequential miss: fetch 12 — 12 11 10
+        s.record(&rec(12, 1, Op::Read)).unwrap(); // hit on a prefetch — 12 11 10
+        s.record(&rec(30, 1, Op::Read)).unwrap(); // isolated — 30 12 11 10
+        s.record(&rec(31, 1, Op::Read)).unwrap(); // sequential: evicts 10; 32 evicts 11 — 32 31 30 12
+        for b in [50, 60, 70, 80] {
+            s.record(&rec(b, 1, Op::Read)).unwrap(); // evict 12 (read), 30, 31, then 32 (never read)
+        }
         let st = s.cache.stats;
-        assert_eq!((st.hits, st.misses), (1, 4));
-        assert_eq!((st.prefetched, st.prefetch_used, st.wasted), (4, 1, 1));
+        assert_eq!((st.hits, st.misses), (1, 8));
+        assert_eq!((st.prefetched, st.prefetch_used, st.wasted), (2, 1, 1));
+        // a threshold of 1 makes every miss sequential: the isolated miss fetches its next block
+        let mut c = cfg(4, BlockPrefetchPolicy::Obl);
+        c.array_cache.seq_threshold = 1;
+        let mut s = CacheOnly::new(&c);
+        s.record(&rec(10, 1, Op::Read)).unwrap();
+        assert_eq!(s.cache.stats.prefetched, 1);
     }
 }

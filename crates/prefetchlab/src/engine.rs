@@ -396,8 +396,13 @@ impl Engine {
             ios: Vec::with_capacity(1024),
             free_ios: Vec::new(),
             meta: vec![META_UNREAD; meta_blocks],
-            array_cache: (cfg.array_cache.size.pages() > 0)
-                .then(|| ArrayCache::new(cfg.array_cache.size.pages())),
+            array_cache: (cfg.array_cache.size.pages() > 0).then(|| {
+                let mut c = ArrayCache::new(cfg.array_cache.size.pages());
+                if cfg.array_cache.prefetch == BlockPrefetchPolicy::Obl {
+                    c.set_seq_threshold(cfg.array_cache.seq_threshold as u8);
+                }
+                c
+            }),
             block_policy: block_policy::build(cfg.array_cache.prefetch),
             links: Vec::new(),
             free_links: Vec::new(),
@@ -1271,9 +1276,12 @@ impl Engine {
             b += m;
         }
         self.ios[io as usize].pending = pending;
+        let sequential = self.array_cache.as_ref().is_some_and(|a| a.sequential(b0));
         let mut policy = std::mem::replace(&mut self.block_policy, Box::new(block_policy::NoBlockPrefetch));
-        policy
-            .on_access(&mut BlockCtx { e: self, stream }, BlockAccess { block: b0, blocks: n, hit: all_hit });
+        policy.on_access(
+            &mut BlockCtx { e: self, stream },
+            BlockAccess { block: b0, blocks: n, hit: all_hit, sequential },
+        );
         for (block, unused) in self.evictions.drain(..) {
             policy.on_evict(block, unused);
         }

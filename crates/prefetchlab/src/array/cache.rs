@@ -38,6 +38,12 @@ pub struct ArrayCache {
     dirty_order: VecDeque<u64>,
     /// Write-back: dirty blocks evicted, to be written to the disks.
     dirty_evicted: Vec<u64>,
+    /// Sequential detection (algorithms.md §2, SARC's, decisions.md 6d):
+    /// the threshold (0: off, for policies that do not ask) and each slot's
+    /// counter, set when its block enters the cache — `min(threshold,
+    /// counter(b − 1) + 1)` when block b − 1 is cached, else 1.
+    seq_threshold: u8,
+    seq: Vec<u8>,
 }
 
 impl ArrayCache {
@@ -49,7 +55,38 @@ impl ArrayCache {
             dirty_blocks: 0,
             dirty_order: VecDeque::new(),
             dirty_evicted: Vec::new(),
+            seq_threshold: 0,
+            seq: Vec::new(),
         }
+    }
+
+    /// Turns sequential detection on with `threshold` (≥ 1).
+    pub fn set_seq_threshold(&mut self, threshold: u8) {
+        self.seq_threshold = threshold;
+    }
+
+    /// Whether `block` is cached and sequential: its counter reached the
+    /// threshold (a miss on it is a *sequential miss*). False with
+    /// detection off.
+    #[inline]
+    pub fn sequential(&self, block: u64) -> bool {
+        let slot = self.lookup(block);
+        self.seq_threshold > 0 && slot != NONE && self.seq.get(slot as usize) == Some(&self.seq_threshold)
+    }
+
+    /// Sets the counter of `block`, just entered in `slot`.
+    #[inline]
+    fn entered(&mut self, block: u64, slot: u32) {
+        if self.seq_threshold == 0 {
+            return;
+        }
+        let prev = if block > 0 { self.lookup(block - 1) } else { NONE };
+        let counter =
+            if prev != NONE { self.seq[prev as usize].saturating_add(1).min(self.seq_threshold) } else { 1 };
+        if slot as usize >= self.seq.len() {
+            self.seq.resize(slot as usize + 1, 0);
+        }
+        self.seq[slot as usize] = counter;
     }
 
     #[inline]
@@ -87,6 +124,7 @@ impl ArrayCache {
         };
         let s = self.lru.insert(block, flags, io);
         self.index.insert(block, s);
+        self.entered(block, s);
         s
     }
 
@@ -122,6 +160,7 @@ impl ArrayCache {
             (self.lru.insert(block, flags, NONE), None)
         };
         self.index.insert(block, slot);
+        self.entered(block, slot);
         ev
     }
 

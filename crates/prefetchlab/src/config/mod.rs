@@ -277,6 +277,10 @@ pub struct ArrayCacheConfig {
     /// Write-back: the most of the cache that may be dirty, a fraction;
     /// beyond it the blocks dirty longest are written back at once.
     pub dirty_limit: f64,
+    /// Sequential detection (decisions.md 6d): a block entering the cache
+    /// is sequential when the `seq_threshold − 1` blocks before it are
+    /// cached (counted as SARC does); 1 makes every miss sequential.
+    pub seq_threshold: u32,
 }
 
 impl Default for ArrayCacheConfig {
@@ -287,6 +291,7 @@ impl Default for ArrayCacheConfig {
             prefetch: BlockPrefetchPolicy::None,
             write_policy: WritePolicy::WriteThrough,
             dirty_limit: 0.2,
+            seq_threshold: 2,
         }
     }
 }
@@ -600,6 +605,12 @@ impl Config {
             return Err(Error::config(
                 "array_cache.dirty_limit",
                 format!("must be a fraction of the cache within 0..=1, got {}", c.dirty_limit),
+            ));
+        }
+        if !(1..=255).contains(&c.seq_threshold) {
+            return Err(Error::config(
+                "array_cache.seq_threshold",
+                format!("must be 1..=255 blocks, got {}", c.seq_threshold),
             ));
         }
         if c.size.0 == 0 && c.prefetch != BlockPrefetchPolicy::None {
@@ -1238,6 +1249,9 @@ mod tests {
         let no_cache = ["array_cache.size=0", "array_cache.write_policy=write-back", "run.mode=timed"];
         assert!(refused(co, &no_cache, "array_cache.write_policy").contains("set array_cache.size"));
         assert!(refused(co, &["array_cache.dirty_limit=1.5"], "array_cache.dirty_limit").contains("0..=1"));
+        assert!(
+            refused(co, &["array_cache.seq_threshold=0"], "array_cache.seq_threshold").contains("1..=255")
+        );
         ok(&["run.mode=timed", "workload.fragments=4", "workload.replay=closed"]).unwrap();
         assert!(refused(co, &["workload.kind=iozone"], "workload.kind").contains("reads a block trace"));
         assert!(refused(co, &["array_cache.size=0"], "array_cache.size").contains("give its size"));

@@ -16,6 +16,10 @@ pub struct BlockAccess {
     pub blocks: u64,
     /// Whether every block was already in the array cache.
     pub hit: bool,
+    /// Whether the first block is sequential (the array cache's sequential
+    /// detection, decisions.md 6d: with the default threshold 2, block − 1
+    /// was cached when it entered); false for policies that do not ask.
+    pub sequential: bool,
 }
 
 /// What a block policy may ask of the array cache.
@@ -42,14 +46,16 @@ impl BlockPrefetch for NoBlockPrefetch {
     fn on_access(&mut self, _ctx: &mut dyn BlockContext, _access: BlockAccess) {}
 }
 
-/// OBL at block level: on a miss of `[b, b+n)`, also fetch block `b+n`
-/// (decisions.md #6f: miss-triggered).
+/// OBL at block level: on a *sequential* miss of `[b, b+n)`, also fetch
+/// block `b+n` (decisions.md 6d and 6f: miss-triggered, on a miss whose
+/// first block is sequential by the array cache's detection,
+/// `array_cache.seq_threshold`); an isolated miss fetches nothing more.
 pub struct BlockObl;
 
 impl BlockPrefetch for BlockObl {
     fn on_access(&mut self, ctx: &mut dyn BlockContext, a: BlockAccess) {
         let next = a.block + a.blocks;
-        if !a.hit && next < ctx.capacity_blocks() && !ctx.is_cached(next) {
+        if !a.hit && a.sequential && next < ctx.capacity_blocks() && !ctx.is_cached(next) {
             ctx.prefetch(next, 1);
         }
     }
@@ -88,14 +94,16 @@ mod tests {
     }
 
     #[test]
-    fn obl_fetches_the_next_block_on_a_miss_only() {
+    fn obl_fetches_the_next_block_on_a_sequential_miss_only() {
         let mut c = Ctx(BTreeSet::new(), vec![]);
         let mut p = BlockObl;
-        p.on_access(&mut c, BlockAccess { block: 10, blocks: 2, hit: false });
+        p.on_access(&mut c, BlockAccess { block: 10, blocks: 2, hit: false, sequential: false });
+        assert!(c.1.is_empty(), "an isolated miss fetches nothing more");
+        p.on_access(&mut c, BlockAccess { block: 10, blocks: 2, hit: false, sequential: true });
         assert_eq!(c.1, vec![(12, 1)]);
-        p.on_access(&mut c, BlockAccess { block: 12, blocks: 1, hit: true });
+        p.on_access(&mut c, BlockAccess { block: 12, blocks: 1, hit: true, sequential: true });
         assert_eq!(c.1.len(), 1);
-        p.on_access(&mut c, BlockAccess { block: 99, blocks: 1, hit: false });
+        p.on_access(&mut c, BlockAccess { block: 99, blocks: 1, hit: false, sequential: true });
         assert_eq!(c.1.len(), 1, "no prefetch past the end of the array");
     }
 }
