@@ -5,7 +5,8 @@
 //!
 //! * [`readahead`] — file-level readahead in the host page cache
 //!   (none, OBL, SEQP, Linux 2.6.18 and on-demand); algorithms.md §1–§2.
-//! * [`block`] — block-level prefetching in the array cache (none, OBL).
+//! * [`block`] — block-level prefetching in the array cache (none, OBL on
+//!   sequential misses); algorithms.md §2.
 
 pub mod block;
 pub mod readahead;
