@@ -35,29 +35,13 @@ use crate::engine::Progress;
 use crate::error::{Error, Result};
 use crate::metrics::{Metrics, Report};
 use crate::policy::block::{self as block_policy, BlockAccess, BlockContext, BlockPrefetch};
-use crate::trace::{self, Op, Record, RecordSource};
-use std::path::Path;
+use crate::trace::{Op, Record};
+use crate::workload::replay::open_trace;
 
 /// Records read from the trace at a time.
 const BATCH_RECORDS: usize = 4096;
 /// Records between two progress reports.
 const PROGRESS_EVERY_RECORDS: u64 = 1 << 18;
-
-/// Opens the trace of `cfg` (its format told from the content when
-/// `workload.format = "auto"`).
-pub fn open_trace(cfg: &Config) -> Result<Box<dyn RecordSource>> {
-    let w = &cfg.workload;
-    let mut opts = trace::ReadOptions::with_blk_event(&w.blk_event)?;
-    opts.skip_bad = w.skip_bad;
-    // lcs-csv and oracleGeneral number their objects in the cache's blocks
-    opts.block_bytes = cfg.array_cache.block.0;
-    opts.stream_by_process = w.stream_by == crate::config::StreamBy::Process;
-    let format = match w.format.as_str() {
-        "auto" => None,
-        name => Some(trace::Format::from_name(name)?),
-    };
-    trace::open_with(Path::new(&w.path), format, &opts)
-}
 
 /// Runs `cfg` in cache-only mode, calling `progress` now and then (it
 /// stops the run with [`Error::Cancelled`] by returning `false`).

@@ -24,27 +24,17 @@
 //!   finished, else the run fails with an internal error instead of reporting
 //!   a short run.
 //!
-//! A block trace (`workload.kind = "trace"`, [`crate::workload::replay`])
-//! was recorded below a page cache, so its requests enter at the array, as
-//! O_DIRECT reads do, in 4 KiB blocks (a record covering part of a block
-//! moves the whole block). A read goes through the array cache when there
-//! is one. A write updates the array cache (write-through: the blocks it
-//! covers become its most recent, present ones counted as hits, absent ones
-//! brought in without a read) and goes to the disks as md plans it
-//! ([`crate::array::write`]): the reads of read-modify-write or
-//! reconstruct-write first, then the data and parity (or mirror) writes; it
-//! completes when the last write does. Block policies see reads only.
+//! A block trace (`workload.kind = "trace"`) enters at the array: its
+//! requests, writes through md and write-back are wired in [`replay`],
+//! Linux readahead at the array in [`array_readahead`].
 
-use crate::array::write::{plan_write, Raid6Write, WritePlan};
+use crate::array::write::{Raid6Write, WritePlan};
 use crate::array::{ArrayCache, ArrayLayout, Extent};
 use crate::block::sched::{self, Pick};
 use crate::block::BlockLayer;
 use crate::cache::lru::NONE;
 use crate::cache::PageCache;
-use crate::config::{
-    BlockPrefetchPolicy, Config, DeviceKind, Raid6WritePolicy, ReadaheadPolicy, Replay as ReplayLoop,
-    RunMode, WorkloadKind, WritePolicy,
-};
+use crate::config::{BlockPrefetchPolicy, Config, DeviceKind, Raid6WritePolicy, RunMode, WorkloadKind};
 use crate::device::{hdd::Hdd, ssd::Ssd, AnyDevice, Device, DiskRequest};
 use crate::error::{Error, Result};
 use crate::fs::FileSystem;
@@ -52,11 +42,12 @@ use crate::metrics::{self, DiskMetrics, IoEvent, IoLog, IoRow, Metrics, Report, 
 use crate::policy::block::{self as block_policy, BlockAccess, BlockContext, BlockPrefetch};
 use crate::policy::readahead::{self, PageStatus, RaContext, Readahead, Window, WindowKind};
 use crate::sim::{EventQueue, Rng, TimeNs};
-use crate::trace::Op;
 use crate::units::{NS_PER_MS, NS_PER_S, PAGE_BYTES, SECTORS_PER_PAGE};
-use crate::workload::replay::{Replay, TraceRequest};
+use replay::TraceReplay;
+
+mod array_readahead;
+mod replay;
 use crate::workload::{self, Generator};
-use std::collections::VecDeque;
 
 /// Runs one configuration to the end and reports what it measured.
 pub fn simulate(cfg: &Config) -> Result<Report> {
@@ -67,7 +58,7 @@ pub fn simulate(cfg: &Config) -> Result<Report> {
 /// the geometry is possible, the files fit on the array — without running it.
 pub fn check(cfg: &Config) -> Result<()> {
     if cfg.run.mode == RunMode::CacheOnly {
-        return crate::cache_only::open_trace(cfg).map(|_| ());
+        return crate::workload::replay::open_trace(cfg).map(|_| ());
     }
     Engine::build(cfg).map(|_| ())
 }
@@ -130,6 +121,19 @@ enum IoKind {
     WriteOut { req: u32 },
 }
 
+/// How [`Engine::fill_blocks`] fills the array cache.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Fill {
+    /// A demand miss: counted, read by the requester.
+    Demand,
+    /// A block policy's prefetch.
+    Prefetch,
+    /// A readahead window at the array: prefetched outside the demand
+    /// range (whose blocks the demand read that follows counts), the marker
+    /// block marked.
+    Window { demand: (u64, u64), marker: Option<u64> },
+}
+
 /// A logical read of contiguous array blocks.
 #[derive(Debug, Clone, Copy)]
 struct Io {
@@ -190,93 +194,6 @@ struct Stream {
     bytes: u64,
     latency_sum_ns: u64,
     finish_ns: TimeNs,
-}
-
-/// A trace request in flight.
-#[derive(Debug, Clone, Copy)]
-struct TraceReq {
-    stream: u32,
-    issue_ns: TimeNs,
-    bytes: u64,
-    op: Op,
-    block: u64,
-    blocks: u64,
-    /// A write-back of dirty array-cache blocks, not an application request.
-    writeback: bool,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-enum TraceStreamState {
-    /// Nothing in flight (closed loop: the next request is issued at once).
-    #[default]
-    Idle,
-    /// Closed loop: waiting out the think time.
-    Thinking,
-    /// Closed loop: a request in flight.
-    Busy,
-}
-
-/// One stream of a trace.
-#[derive(Debug, Default)]
-struct TraceStream {
-    state: TraceStreamState,
-    /// Closed loop: its requests read from the trace, not issued yet.
-    queue: VecDeque<TraceRequest>,
-    requests: u64,
-    bytes_read: u64,
-    latency_sum_ns: u64,
-    finish_ns: TimeNs,
-}
-
-/// Closed loop: the most trace requests read ahead of their issue (over
-/// all streams), which bounds memory whatever the trace's length.
-const CLOSED_LOOP_READ_AHEAD: u64 = 4096;
-
-/// The replay of a block trace.
-struct TraceReplay {
-    replay: Replay,
-    closed: bool,
-    think_ns: u64,
-    /// Open loop: the next request, due at its arrival.
-    next: Option<TraceRequest>,
-    reqs: Vec<TraceReq>,
-    free_reqs: Vec<u32>,
-    in_flight: u64,
-    streams: Vec<TraceStream>,
-    /// Closed loop: requests read and queued, not yet issued.
-    queued: u64,
-    requests: u64,
-    writes: u64,
-    bytes_read: u64,
-    bytes_written: u64,
-    /// `array_cache.prefetch = "linux"`: the configuration its readahead
-    /// states are built from (`[readahead]` with policy linux), and one
-    /// state per stream, made when the stream first reads.
-    array_ra: Option<Box<Config>>,
-    ra_states: Vec<Option<Box<dyn Readahead>>>,
-    /// `array_cache.write_policy = "write-back"`, and the most dirty blocks.
-    write_back: bool,
-    dirty_limit_blocks: u64,
-    writeback_blocks: u64,
-    /// Reused: blocks to write back.
-    writeback_buf: Vec<u64>,
-}
-
-impl TraceReplay {
-    /// A request in flight from now: its handle.
-    fn add(&mut self, req: TraceReq) -> u32 {
-        self.in_flight += 1;
-        match self.free_reqs.pop() {
-            Some(i) => {
-                self.reqs[i as usize] = req;
-                i
-            }
-            None => {
-                self.reqs.push(req);
-                (self.reqs.len() - 1) as u32
-            }
-        }
-    }
 }
 
 /// Per-disk accumulators beyond the queue's own.
@@ -433,35 +350,7 @@ impl Engine {
         };
         let mut engine = engine;
         if cfg.workload.kind == WorkloadKind::Trace {
-            engine.trace = Some(Box::new(TraceReplay {
-                replay: Replay::open(cfg)?,
-                closed: cfg.workload.replay == ReplayLoop::Closed,
-                think_ns: cfg.workload.think_time.0,
-                next: None,
-                reqs: Vec::new(),
-                free_reqs: Vec::new(),
-                in_flight: 0,
-                streams: Vec::new(),
-                queued: 0,
-                requests: 0,
-                writes: 0,
-                bytes_read: 0,
-                bytes_written: 0,
-                array_ra: (cfg.array_cache.size.0 > 0
-                    && cfg.array_cache.prefetch == BlockPrefetchPolicy::Linux)
-                    .then(|| {
-                        let mut ra = cfg.clone();
-                        ra.readahead.policy = ReadaheadPolicy::Linux;
-                        Box::new(ra)
-                    }),
-                ra_states: Vec::new(),
-                write_back: cfg.array_cache.write_policy == WritePolicy::WriteBack
-                    && cfg.array_cache.size.0 > 0,
-                dirty_limit_blocks: (cfg.array_cache.dirty_limit * cfg.array_cache.capacity_blocks() as f64)
-                    as u64,
-                writeback_blocks: 0,
-                writeback_buf: Vec::new(),
-            }));
+            engine.trace = Some(Box::new(TraceReplay::new(cfg)?));
         }
         Ok((engine, policies))
     }
@@ -689,400 +578,6 @@ impl Engine {
         }
     }
 
-    // ----- trace replay ---------------------------------------------------------------
-
-    /// Starts a trace's replay: the first request's arrival (open loop), or
-    /// the first requests of every stream (closed loop).
-    fn trace_start(&mut self) -> Result<()> {
-        let Some(t) = self.trace.as_mut() else { return Ok(()) };
-        if t.closed {
-            return self.trace_fill();
-        }
-        t.next = t.replay.next_request()?;
-        if let Some(r) = t.next {
-            self.events.schedule(r.arrival_ns, Ev::Arrive);
-        }
-        Ok(())
-    }
-
-    /// Open loop: issues the request due now and schedules the next one.
-    fn trace_arrive(&mut self) -> Result<()> {
-        let t = self.trace.as_mut().expect("a trace");
-        let Some(r) = t.next.take() else { return Ok(()) };
-        t.next = t.replay.next_request()?;
-        if let Some(n) = t.next {
-            let at = n.arrival_ns.max(self.events.now_ns());
-            self.events.schedule(at, Ev::Arrive);
-        }
-        self.trace_issue(r)
-    }
-
-    /// Closed loop: reads requests ahead (at most [`CLOSED_LOOP_READ_AHEAD`]
-    /// waiting), issuing each at once when its stream is idle, else queueing it.
-    fn trace_fill(&mut self) -> Result<()> {
-        loop {
-            let t = self.trace.as_mut().expect("a trace");
-            if t.queued >= CLOSED_LOOP_READ_AHEAD {
-                return Ok(());
-            }
-            let Some(r) = t.replay.next_request()? else { return Ok(()) };
-            let s = r.stream as usize;
-            if s >= t.streams.len() {
-                t.streams.resize_with(s + 1, TraceStream::default);
-            }
-            let st = &mut t.streams[s];
-            if st.state == TraceStreamState::Idle && st.queue.is_empty() {
-                st.state = TraceStreamState::Busy;
-                self.trace_issue(r)?;
-            } else {
-                st.queue.push_back(r);
-                t.queued += 1;
-            }
-        }
-    }
-
-    /// Closed loop: stream `s`'s think time is over.
-    fn trace_issue_next(&mut self, s: u32) -> Result<()> {
-        let t = self.trace.as_mut().expect("a trace");
-        let st = &mut t.streams[s as usize];
-        match st.queue.pop_front() {
-            Some(r) => {
-                st.state = TraceStreamState::Busy;
-                t.queued -= 1;
-                self.trace_issue(r)?;
-            }
-            None => st.state = TraceStreamState::Idle,
-        }
-        self.trace_fill()
-    }
-
-    /// Sends trace request `r` into the array.
-    fn trace_issue(&mut self, r: TraceRequest) -> Result<()> {
-        let now = self.events.now_ns();
-        let capacity_bytes = self.layout.capacity_blocks() * PAGE_BYTES;
-        let end = r.offset_bytes.checked_add(r.size_bytes).filter(|&e| e <= capacity_bytes);
-        let t = self.trace.as_mut().expect("a trace");
-        let Some(end) = end else {
-            return Err(Error::input(
-                t.replay.path().to_string(),
-                0,
-                format!(
-                    "record {}: bytes {}..{} are beyond the array's {capacity_bytes} bytes (a larger array, or \
-                     a trace of this array)",
-                    r.record,
-                    r.offset_bytes,
-                    r.offset_bytes as u128 + r.size_bytes as u128
-                ),
-            ));
-        };
-        let s = r.stream as usize;
-        if s >= t.streams.len() {
-            t.streams.resize_with(s + 1, TraceStream::default);
-        }
-        let block = r.offset_bytes / PAGE_BYTES;
-        let blocks = end.div_ceil(PAGE_BYTES) - block;
-        let req = TraceReq {
-            stream: r.stream,
-            issue_ns: now,
-            bytes: r.size_bytes,
-            op: r.op,
-            block,
-            blocks,
-            writeback: false,
-        };
-        let id = t.add(req);
-        match r.op {
-            Op::Read => {
-                if t.array_ra.is_some() {
-                    self.array_readahead(r.stream, block, block + blocks, end - 1);
-                }
-                let io = self.new_io(IoKind::TraceRead { req: id }, r.stream, block, blocks);
-                self.submit(io);
-            }
-            Op::Write => {
-                let write_back = t.write_back;
-                let held = self.array_cache.is_some() && self.write_to_array_cache(block, blocks, write_back);
-                self.block_requests += 1;
-                let mut row = IoRow::new(now, IoEvent::BlockRequest);
-                row.stream = r.stream as i32;
-                row.array_block = block as i64;
-                row.pages = blocks as i64;
-                self.log(row);
-                if write_back && held {
-                    self.trace_done(id); // in the cache: written back later
-                } else {
-                    self.start_write(id);
-                }
-            }
-        }
-        if self.trace.as_ref().is_some_and(|t| t.write_back) {
-            self.write_back_dirty(r.stream);
-        }
-        Ok(())
-    }
-
-    /// Write-back: writes to the disks the dirty blocks evicted and, once
-    /// more than `array_cache.dirty_limit` of the cache is dirty, the blocks
-    /// dirty longest until half that limit is left, in runs of consecutive
-    /// blocks (each as md writes it). Blocks still dirty when the trace ends
-    /// are not written (the run ends with its last request).
-    fn write_back_dirty(&mut self, stream: u32) {
-        let now = self.events.now_ns();
-        let t = self.trace.as_mut().expect("a trace");
-        let mut blocks = std::mem::take(&mut t.writeback_buf);
-        blocks.clear();
-        let ac = self.array_cache.as_mut().expect("array cache");
-        ac.take_dirty_evicted(&mut blocks);
-        if ac.dirty_blocks() > t.dirty_limit_blocks {
-            // down to half the limit: a batch, so that neighbours go out together
-            while ac.dirty_blocks() > t.dirty_limit_blocks / 2 {
-                match ac.clean_oldest_dirty() {
-                    Some(b) => blocks.push(b),
-                    None => break,
-                }
-            }
-        }
-        blocks.sort_unstable();
-        blocks.dedup();
-        let mut i = 0;
-        while i < blocks.len() {
-            let mut n = 1;
-            while i + n < blocks.len() && blocks[i + n] == blocks[i] + n as u64 {
-                n += 1;
-            }
-            let t = self.trace.as_mut().expect("a trace");
-            let req = TraceReq {
-                stream,
-                issue_ns: now,
-                bytes: n as u64 * PAGE_BYTES,
-                op: Op::Write,
-                block: blocks[i],
-                blocks: n as u64,
-                writeback: true,
-            };
-            let id = t.add(req);
-            self.start_write(id);
-            i += n;
-        }
-        self.trace.as_mut().expect("a trace").writeback_buf = blocks;
-    }
-
-    /// Linux readahead at the array (`array_cache.prefetch = "linux"`): the
-    /// kernel's read loop over the blocks `[start, end)` of a trace read, as
-    /// over the pages of a file — the block device's readahead — with the
-    /// array cache as the page cache and the array as the file. A block
-    /// carrying the marker is reported as such (and its marker cleared);
-    /// cached blocks are skipped, as the Linux policies allow. Unlike the
-    /// kernel's loop, a block the policy leaves missing is not read alone at
-    /// once: the demand read that follows reads every block still missing.
-    fn array_readahead(&mut self, stream: u32, start: u64, end: u64, end_byte: u64) {
-        let t = self.trace.as_mut().expect("a trace");
-        let s = stream as usize;
-        if s >= t.ra_states.len() {
-            t.ra_states.resize_with(s + 1, || None);
-        }
-        let cfg = t.array_ra.as_deref().expect("array readahead");
-        let mut ra = t.ra_states[s].take().unwrap_or_else(|| readahead::build(cfg));
-        for b in start..end {
-            let ac = self.array_cache.as_mut().expect("array cache");
-            let slot = ac.lookup(b);
-            let status = if slot == NONE {
-                PageStatus::Missing
-            } else if ac.has_marker(slot) {
-                ac.clear_marker(slot);
-                PageStatus::Marker
-            } else {
-                PageStatus::Cached
-            };
-            if status == PageStatus::Cached && ra.ignores_cached_pages() {
-                continue;
-            }
-            let mut ctx = ArrayRaCtx { e: self, stream, demand_start: start, demand_end: end };
-            ra.on_page(&mut ctx, b, end - b, status);
-            let ac = self.array_cache.as_mut().expect("array cache");
-            let slot = ac.lookup(b);
-            if status == PageStatus::Missing && slot != NONE && ac.has_marker(slot) {
-                ac.clear_marker(slot);
-                let mut ctx = ArrayRaCtx { e: self, stream, demand_start: start, demand_end: end };
-                ra.on_page(&mut ctx, b, end - b, PageStatus::Marker);
-            } else if slot == NONE {
-                ra.on_fallback_miss(b);
-            }
-        }
-        ra.on_read_end(end_byte);
-        self.trace.as_mut().expect("a trace").ra_states[s] = Some(ra);
-    }
-
-    /// A readahead window at the array: reads the blocks of `[start,
-    /// start+size)` not in the array cache (stopping at the array's end, or
-    /// where no room can be made); those outside the demand range count as
-    /// prefetched; the marker block gets the marker if newly allocated.
-    /// Returns the blocks issued. The demand blocks are counted (as misses)
-    /// by the demand read that follows.
-    fn array_window(&mut self, stream: u32, w: Window, kind: WindowKind, demand: (u64, u64)) -> u64 {
-        let now = self.events.now_ns();
-        self.readahead_windows += 1;
-        let end = (w.start + w.size).min(self.layout.capacity_blocks());
-        let marker = w.marker();
-        let mut issued = 0;
-        let mut b = w.start;
-        'runs: while b < end {
-            let ac = self.array_cache.as_mut().expect("array cache");
-            if ac.lookup(b) != NONE {
-                b += 1;
-                continue;
-            }
-            let mut n = 1;
-            while b + n < end && ac.lookup(b + n) == NONE {
-                n += 1;
-            }
-            let fill = self.new_io(IoKind::ArrayFill, stream, b, n);
-            let ac = self.array_cache.as_mut().expect("array cache");
-            let mut got = 0;
-            for x in b..b + n {
-                let (ev, room) = ac.make_room();
-                if let Some(ev) = ev {
-                    self.evictions.push((ev.key, ev.unused_prefetch));
-                }
-                if !room {
-                    break;
-                }
-                let slot = ac.allocate(x, fill, !(demand.0..demand.1).contains(&x));
-                if Some(x) == marker {
-                    ac.set_marker(slot);
-                }
-                got += 1;
-            }
-            if got == 0 {
-                self.free_io(fill);
-                break 'runs;
-            }
-            self.ios[fill as usize].blocks = got;
-            self.send_to_disks(fill);
-            issued += got;
-            if got < n {
-                break 'runs;
-            }
-            b += n;
-        }
-        let mut row = IoRow::new(
-            now,
-            if kind == WindowKind::Sync { IoEvent::WindowSync } else { IoEvent::WindowAsync },
-        );
-        row.stream = stream as i32;
-        row.page = w.start as i64;
-        row.pages = w.size as i64;
-        row.marker = marker.map_or(-1, |m| m as i64);
-        row.issued = issued as i64;
-        self.log(row);
-        issued
-    }
-
-    /// The blocks of a write become the array cache's most recent, uptodate
-    /// (absent ones brought in without a read), and dirty with `dirty`
-    /// (write-back). Returns whether every block is held (a block finds no
-    /// room when every slot is in flight: the write then goes to the disks).
-    fn write_to_array_cache(&mut self, block: u64, blocks: u64, dirty: bool) -> bool {
-        let ac = self.array_cache.as_mut().expect("array cache");
-        let mut held = true;
-        for b in block..block + blocks {
-            let mut slot = ac.lookup(b);
-            if slot != NONE {
-                ac.stats.hits += 1;
-                ac.access(slot);
-            } else {
-                let (ev, room) = ac.make_room();
-                if let Some(ev) = ev {
-                    self.evictions.push((ev.key, ev.unused_prefetch));
-                }
-                if !room {
-                    held = false;
-                    continue;
-                }
-                ac.stats.misses += 1;
-                slot = ac.allocate(b, NONE, false);
-                ac.complete(slot);
-                ac.access(slot);
-            }
-            if dirty {
-                ac.mark_dirty(slot);
-            }
-        }
-        if !self.evictions.is_empty() {
-            let mut policy =
-                std::mem::replace(&mut self.block_policy, Box::new(block_policy::NoBlockPrefetch));
-            for (b, unused) in self.evictions.drain(..) {
-                policy.on_evict(b, unused);
-            }
-            self.block_policy = policy;
-        }
-        held
-    }
-
-    /// A trace write: md's reads first (if any), then the writes.
-    fn start_write(&mut self, req: u32) {
-        let r = self.trace.as_ref().expect("a trace").reqs[req as usize];
-        plan_write(&self.layout, self.raid6_write, r.block, r.blocks, &mut self.write_plan);
-        self.rmw_rows += self.write_plan.rmw_rows;
-        self.rcw_rows += self.write_plan.rcw_rows;
-        self.full_rows += self.write_plan.full_rows;
-        if self.write_plan.reads.is_empty() {
-            self.write_out(req);
-            return;
-        }
-        let io = self.new_io(IoKind::WritePre { req }, r.stream, r.block, r.blocks);
-        let reads = std::mem::take(&mut self.write_plan.reads);
-        self.queue_extents(io, &reads, false);
-        self.write_plan.reads = reads;
-    }
-
-    /// The writes of trace request `req` (its reads, if any, are done).
-    fn write_out(&mut self, req: u32) {
-        let r = self.trace.as_ref().expect("a trace").reqs[req as usize];
-        // the plan again (it is a function of the request and the layout):
-        // nothing is kept per request between the two phases
-        let mut plan = std::mem::take(&mut self.write_plan);
-        plan_write(&self.layout, self.raid6_write, r.block, r.blocks, &mut plan);
-        let io = self.new_io(IoKind::WriteOut { req }, r.stream, r.block, r.blocks);
-        self.queue_extents(io, &plan.writes, true);
-        self.write_plan = plan;
-    }
-
-    /// One I/O of trace request `req` is done: the request, when it was its last.
-    fn trace_done(&mut self, req: u32) {
-        let now = self.events.now_ns();
-        let t = self.trace.as_mut().expect("a trace");
-        let r = t.reqs[req as usize];
-        t.free_reqs.push(req);
-        t.in_flight -= 1;
-        if r.writeback {
-            t.writeback_blocks += r.blocks;
-            return;
-        }
-        t.requests += 1;
-        let lat = now - r.issue_ns;
-        match r.op {
-            Op::Read => t.bytes_read += r.bytes,
-            Op::Write => {
-                t.writes += 1;
-                t.bytes_written += r.bytes;
-            }
-        }
-        let st = &mut t.streams[r.stream as usize];
-        st.requests += 1;
-        if r.op == Op::Read {
-            st.bytes_read += r.bytes;
-        }
-        st.latency_sum_ns += lat;
-        st.finish_ns = now;
-        self.latencies_ns.push(lat);
-        if t.closed {
-            st.state = TraceStreamState::Thinking;
-            let think = t.think_ns;
-            self.events.schedule(now + think, Ev::TraceIssue(r.stream));
-        }
-    }
-
     // ----- the page cache side -----------------------------------------------------
 
     /// Allocates and reads the pages of `[start, start+size)` that are not
@@ -1269,7 +764,7 @@ impl Engine {
             while b + m < b0 + n && ac.lookup(b + m) == NONE {
                 m += 1;
             }
-            let fill = self.fill_blocks(stream, b, m, false);
+            let (fill, _) = self.fill_blocks(stream, b, m, Fill::Demand);
             self.link(io, fill);
             pending += 1;
             last_fill = fill;
@@ -1291,9 +786,11 @@ impl Engine {
         }
     }
 
-    /// Allocates array-cache slots for `[b, b+n)` (all absent) and reads them.
-    /// Returns the fill I/O. A prefetch stops where no room can be made.
-    fn fill_blocks(&mut self, stream: u32, b: u64, n: u64, prefetch: bool) -> u32 {
+    /// Allocates array-cache slots for `[b, b+n)` (all absent) and reads
+    /// them, as `how` says; returns the fill I/O (`NONE` when nothing was
+    /// allocated) and the blocks it reads. A prefetch or a window stops where
+    /// no room can be made.
+    fn fill_blocks(&mut self, stream: u32, b: u64, n: u64, how: Fill) -> (u32, u64) {
         let fill = self.new_io(IoKind::ArrayFill, stream, b, n);
         let ac = self.array_cache.as_mut().expect("array cache");
         let mut got = 0;
@@ -1302,22 +799,31 @@ impl Engine {
             if let Some(ev) = ev {
                 self.evictions.push((ev.key, ev.unused_prefetch));
             }
-            if !room && prefetch {
+            if !room && how != Fill::Demand {
                 break;
             }
-            let slot = ac.allocate(x, fill, prefetch);
-            if !prefetch {
-                ac.stats.misses += 1;
-                ac.access(slot);
+            let prefetched = match how {
+                Fill::Demand => false,
+                Fill::Prefetch => true,
+                Fill::Window { demand, .. } => !(demand.0..demand.1).contains(&x),
+            };
+            let slot = ac.allocate(x, fill, prefetched);
+            match how {
+                Fill::Demand => {
+                    ac.stats.misses += 1;
+                    ac.access(slot);
+                }
+                Fill::Window { marker, .. } if marker == Some(x) => ac.set_marker(slot),
+                _ => {}
             }
             got += 1;
         }
         if got == 0 {
             self.free_io(fill);
-            return NONE;
+            return (NONE, 0);
         }
         self.ios[fill as usize].blocks = got;
-        if prefetch {
+        if how == Fill::Prefetch {
             let mut row = IoRow::new(self.events.now_ns(), IoEvent::ArrayPrefetch);
             row.stream = stream as i32;
             row.array_block = b as i64;
@@ -1326,7 +832,24 @@ impl Engine {
             self.log(row);
         }
         self.send_to_disks(fill);
-        fill
+        (fill, got)
+    }
+
+    /// The first run of blocks absent from the array cache in `[b, end)`:
+    /// `(start, blocks)`, or `None` when every block is cached.
+    fn absent_run(&self, mut b: u64, end: u64) -> Option<(u64, u64)> {
+        let ac = self.array_cache.as_ref().expect("array cache");
+        while b < end && ac.lookup(b) != NONE {
+            b += 1;
+        }
+        if b == end {
+            return None;
+        }
+        let mut n = 1;
+        while b + n < end && ac.lookup(b + n) == NONE {
+            n += 1;
+        }
+        Some((b, n))
     }
 
     /// Records that `io` waits for the array fill `fill`.
@@ -1727,36 +1250,6 @@ impl RaContext for RaCtx<'_> {
     }
 }
 
-/// A readahead policy's view of the array cache, for array-level
-/// readahead: the array is the file, its blocks the pages.
-struct ArrayRaCtx<'a> {
-    e: &'a mut Engine,
-    stream: u32,
-    demand_start: u64,
-    demand_end: u64,
-}
-
-impl RaContext for ArrayRaCtx<'_> {
-    fn is_cached(&self, block: u64) -> bool {
-        self.e.array_cache.as_ref().is_some_and(|a| a.lookup(block) != NONE)
-    }
-    fn file_pages(&self) -> u64 {
-        self.e.layout.capacity_blocks()
-    }
-    fn congested(&self) -> bool {
-        self.e.block.any_congested()
-    }
-    fn phys_block(&self, block: u64) -> u64 {
-        block
-    }
-    fn strip_blocks(&self) -> u64 {
-        self.e.layout.strip_blocks()
-    }
-    fn submit(&mut self, w: Window, kind: WindowKind) -> u64 {
-        self.e.array_window(self.stream, w, kind, (self.demand_start, self.demand_end))
-    }
-}
-
 /// The block policy's view of the array cache.
 struct BlockCtx<'a> {
     e: &'a mut Engine,
@@ -1773,19 +1266,12 @@ impl BlockContext for BlockCtx<'_> {
     fn prefetch(&mut self, block: u64, blocks: u64) {
         let end = (block + blocks).min(self.capacity_blocks());
         let mut b = block;
-        while b < end {
-            if self.is_cached(b) {
-                b += 1;
-                continue;
+        while let Some((start, n)) = self.e.absent_run(b, end) {
+            let (_, got) = self.e.fill_blocks(self.stream, start, n, Fill::Prefetch);
+            if got < n {
+                return; // no room left
             }
-            let mut m = 1;
-            while b + m < end && !self.is_cached(b + m) {
-                m += 1;
-            }
-            if self.e.fill_blocks(self.stream, b, m, true) == NONE {
-                return;
-            }
-            b += m;
+            b = start + n;
         }
     }
 }

@@ -70,8 +70,11 @@ impl ArrayCache {
     /// detection off.
     #[inline]
     pub fn sequential(&self, block: u64) -> bool {
+        if self.seq_threshold == 0 {
+            return false; // off: no lookup on the per-request path
+        }
         let slot = self.lookup(block);
-        self.seq_threshold > 0 && slot != NONE && self.seq.get(slot as usize) == Some(&self.seq_threshold)
+        slot != NONE && self.seq.get(slot as usize) == Some(&self.seq_threshold)
     }
 
     /// Sets the counter of `block`, just entered in `slot`.
@@ -140,18 +143,17 @@ impl ArrayCache {
     /// an I/O without a clock).
     #[inline]
     pub fn fill(&mut self, block: u64, prefetched: bool) -> Option<Evicted> {
-        let flags = if prefetched {
-            self.stats.prefetched += 1;
-            flag::UPTODATE | flag::PREFETCHED
-        } else {
-            self.stats.misses += 1;
-            flag::UPTODATE | flag::USED
-        };
+        self.try_fill(block, prefetched).expect("without a clock every block is evictable").1
+    }
+
+    /// [`Self::fill`] where blocks may be in flight: the slot and what was
+    /// evicted, or `None` (nothing changed) when the cache is full of blocks
+    /// that cannot be evicted.
+    #[inline]
+    pub fn try_fill(&mut self, block: u64, prefetched: bool) -> Option<(u32, Option<Evicted>)> {
+        let flags = if prefetched { flag::UPTODATE | flag::PREFETCHED } else { flag::UPTODATE | flag::USED };
         let (slot, ev) = if self.lru.is_full() {
-            let (slot, _, ev) = self
-                .lru
-                .replace_victim_from(self.lru.tail(), block, flags, NONE)
-                .expect("a full cache has a victim");
+            let (slot, _, ev) = self.lru.replace_victim_from(self.lru.tail(), block, flags, NONE)?;
             self.index.remove(&ev.key);
             self.stats.wasted += ev.unused_prefetch as u64;
             self.evicted_dirty(&ev);
@@ -159,9 +161,14 @@ impl ArrayCache {
         } else {
             (self.lru.insert(block, flags, NONE), None)
         };
+        if prefetched {
+            self.stats.prefetched += 1;
+        } else {
+            self.stats.misses += 1;
+        }
         self.index.insert(block, slot);
         self.entered(block, slot);
-        ev
+        Some((slot, ev))
     }
 
     /// Whether the block carries the readahead marker (array-level readahead).

@@ -26,6 +26,23 @@ use crate::trace::{Op, Record, RecordSource};
 use rustc_hash::FxHashMap;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
+use std::path::Path;
+
+/// Opens the trace of `cfg` (its format told from the content when
+/// `workload.format = "auto"`).
+pub fn open_trace(cfg: &Config) -> Result<Box<dyn RecordSource>> {
+    let w = &cfg.workload;
+    let mut opts = crate::trace::ReadOptions::with_blk_event(&w.blk_event)?;
+    opts.skip_bad = w.skip_bad;
+    // lcs-csv and oracleGeneral number their objects in the cache's blocks
+    opts.block_bytes = cfg.array_cache.block.0;
+    opts.stream_by_process = w.stream_by == crate::config::StreamBy::Process;
+    let format = match w.format.as_str() {
+        "auto" => None,
+        name => Some(crate::trace::Format::from_name(name)?),
+    };
+    crate::trace::open_with(Path::new(&w.path), format, &opts)
+}
 
 /// A record as the engine issues it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -97,33 +114,54 @@ pub struct Replay {
     streams: FxHashMap<(u32, u32), u32>,
     /// The path, for errors.
     path: String,
+    /// With fragments: the configuration to start from at the first request.
+    deferred: Option<Box<Config>>,
 }
 
 impl Replay {
-    /// Opens the trace of `cfg.workload` for replay.
+    /// Opens the trace of `cfg.workload` for replay. With fragments, the
+    /// pass that finds the trace's span and the fragments' readers wait for
+    /// the first request (so that checking a configuration opens the trace
+    /// once, without reading it through).
     pub fn open(cfg: &Config) -> Result<Replay> {
         let w = &cfg.workload;
-        let n = w.fragments.max(1);
-        let open = || crate::cache_only::open_trace(cfg);
+        let mut replay = Replay {
+            fragments: Vec::new(),
+            heap: BinaryHeap::new(),
+            pending: Vec::new(),
+            speed: w.speed,
+            streams: FxHashMap::default(),
+            path: w.path.clone(),
+            deferred: None,
+        };
+        if w.fragments > 1 {
+            open_trace(cfg)?; // readable, its format known
+            replay.deferred = Some(Box::new(cfg.clone()));
+        } else {
+            replay.start(cfg)?;
+        }
+        Ok(replay)
+    }
+
+    /// Opens the fragments' readers and reads each one's first request.
+    fn start(&mut self, cfg: &Config) -> Result<()> {
+        let w = &cfg.workload;
+        let n = w.fragments.max(1) as u64;
         let mut windows = vec![(0u64, u64::MAX)];
         if n > 1 {
-            let span_ns = last_time_ns(open()?.as_mut())?;
-            windows = (0..n as u64)
+            let span_ns = last_time_ns(open_trace(cfg)?.as_mut())? as u128;
+            windows = (0..n)
                 .map(|i| {
-                    let start = (span_ns as u128 * i as u128 / n as u128) as u64;
-                    let end = if i + 1 == n as u64 {
-                        u64::MAX
-                    } else {
-                        (span_ns as u128 * (i as u128 + 1) / n as u128) as u64
-                    };
+                    let start = (span_ns * i as u128 / n as u128) as u64;
+                    let end =
+                        if i + 1 == n { u64::MAX } else { (span_ns * (i as u128 + 1) / n as u128) as u64 };
                     (start, end)
                 })
                 .collect();
         }
-        let mut fragments = Vec::with_capacity(windows.len());
         for (start_ns, end_ns) in windows {
-            fragments.push(Fragment {
-                source: open()?,
+            self.fragments.push(Fragment {
+                source: open_trace(cfg)?,
                 batch: Vec::with_capacity(BATCH_RECORDS),
                 pos: 0,
                 read: 0,
@@ -133,18 +171,11 @@ impl Replay {
                 done: false,
             });
         }
-        let mut replay = Replay {
-            pending: vec![None; fragments.len()],
-            fragments,
-            heap: BinaryHeap::new(),
-            speed: w.speed,
-            streams: FxHashMap::default(),
-            path: w.path.clone(),
-        };
-        for f in 0..replay.fragments.len() as u32 {
-            replay.refill(f)?;
+        self.pending = vec![None; self.fragments.len()];
+        for f in 0..self.fragments.len() as u32 {
+            self.refill(f)?;
         }
-        Ok(replay)
+        Ok(())
     }
 
     /// The trace file.
@@ -181,6 +212,9 @@ impl Replay {
     /// The next request by arrival time (ties: the lower fragment first),
     /// `None` when every fragment is done.
     pub fn next_request(&mut self) -> Result<Option<TraceRequest>> {
+        if let Some(cfg) = self.deferred.take() {
+            self.start(&cfg)?;
+        }
         let Some(Reverse((_, f))) = self.heap.pop() else { return Ok(None) };
         let req = self.pending[f as usize]
             .take()
