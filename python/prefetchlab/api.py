@@ -73,7 +73,9 @@ class Report:
     """What one run measured.
 
     ``metrics`` holds the scalar figures (names carry their units, e.g.
-    ``bandwidth_mb_s``, ``latency_p99_ms``); ``streams`` and ``disks`` one dict
+    ``bandwidth_mb_s``, ``latency_p99_ms``) and ``block_policy_state``, the array
+    cache's block policy's own counters as a JSON text (AMP's p/g distribution, LSP's
+    areas and holes, …; :meth:`policy_state` parses it); ``streams`` and ``disks`` one dict
     per reader and per member disk; ``config`` the resolved configuration
     (every default filled in; sizes in bytes, durations in nanoseconds);
     ``io_log`` a :class:`pyarrow.Table` when ``output.io_log = true``, else None.
@@ -85,6 +87,11 @@ class Report:
     disks: list[dict[str, Any]] = field(default_factory=list)
     io_log: pa.Table | None = None
     version: str = ""
+
+    def policy_state(self) -> dict[str, Any]:
+        """The block policy's own counters (``metrics["block_policy_state"]``), parsed."""
+        state: dict[str, Any] = json.loads(self.metrics.get("block_policy_state") or "{}")
+        return state
 
     def to_dict(self) -> dict[str, Any]:
         """The report JSON object: ``{"version", "config", "metrics", "streams", "disks"}``."""

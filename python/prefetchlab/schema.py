@@ -4,7 +4,8 @@ The engine defines the metrics once (``Metrics`` in crates/prefetchlab/src/metri
 serializes every field of it on every run, so the names and types are learned from the engine
 rather than copied here: one tiny probe run (a single 4 KiB read on one disk, well under a
 millisecond) is simulated once per process and its metric dict read. Integer metrics (``u64``)
-become ``BIGINT`` columns, the others ``DOUBLE``.
+become ``BIGINT`` columns, text (``block_policy_state``, a JSON object of the block policy's own
+counters: query it with DuckDB's ``json_extract``) ``VARCHAR``, the others ``DOUBLE``.
 
 ``WALL_CLOCK_METRICS`` are the metrics that measure the host, not the simulated system: they
 are the only ones that differ between two runs of the same configuration.
@@ -28,10 +29,15 @@ def metric_types() -> dict[str, str]:
     """Every metric name, in the engine's order, mapped to its SQL type."""
     out = _engine.simulate(json.dumps(_PROBE), "json", [])
     metrics = json.loads(out["report"])["metrics"]
-    return {
-        name: ("BIGINT" if isinstance(v, int) and not isinstance(v, bool) else "DOUBLE")
-        for name, v in metrics.items()
-    }
+    return {name: _sql_type(v) for name, v in metrics.items()}
+
+
+def _sql_type(value: object) -> str:
+    if isinstance(value, str):
+        return "VARCHAR"
+    if isinstance(value, int) and not isinstance(value, bool):
+        return "BIGINT"
+    return "DOUBLE"
 
 
 def metric_names() -> list[str]:

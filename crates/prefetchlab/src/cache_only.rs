@@ -19,9 +19,11 @@
 //!   so without a clock `array_cache.write_policy` changes no count — it
 //!   changes when the disks are written, which only a timed run sees;
 //! * the block policy then sees a read's whole range as one access (hit
-//!   when every block was present), as it sees a logical read in a timed
-//!   run, and its prefetches arrive at once; writes are not shown to it
-//!   (prefetching serves reads), as in a timed run.
+//!   when every block was present, its first missing block), as it sees a
+//!   logical read in a timed run, and its prefetches arrive at once (so
+//!   completion hooks, such as AMP's `readWaiting`, never fire: there is no
+//!   clock); writes are not shown to it (prefetching serves reads), as in a
+//!   timed run, but the evictions they cause are.
 //!
 //! With `workload.writes = false` a trace's writes are skipped (not counted).
 //!
@@ -30,6 +32,7 @@
 
 use crate::array::cache::ArrayCache;
 use crate::cache::lru::NONE;
+use crate::config::BlockPrefetchPolicy;
 use crate::config::{Config, RunMode};
 use crate::engine::Progress;
 use crate::error::{Error, Result};
@@ -74,6 +77,12 @@ pub fn run(cfg: &Config, progress: &mut dyn FnMut(&Progress) -> bool) -> Result<
 pub struct CacheOnly {
     cache: ArrayCache,
     policy: Box<dyn BlockPrefetch>,
+    /// A policy other than `none`: it hears of evictions.
+    policy_active: bool,
+    /// Evictions (block, unused prefetch) the policy has not heard of yet.
+    evicted: Vec<(u64, bool)>,
+    /// Reused buffer: blocks moved back by their second chance.
+    chances: Vec<u64>,
     block_bytes: u64,
     /// `workload.writes`: a trace's writes are replayed (else skipped).
     writes_replayed: bool,
@@ -87,12 +96,15 @@ impl CacheOnly {
     pub fn new(cfg: &Config) -> CacheOnly {
         let c = &cfg.array_cache;
         let mut cache = ArrayCache::new(c.capacity_blocks());
-        if c.prefetch == crate::config::BlockPrefetchPolicy::Obl {
+        if c.prefetch.uses_sequential_detection() {
             cache.set_seq_threshold(c.seq_threshold as u8);
         }
         CacheOnly {
             cache,
-            policy: block_policy::build(c.prefetch),
+            policy: block_policy::build(c, block_policy::cache_only_geometry(cfg)),
+            policy_active: !matches!(c.prefetch, BlockPrefetchPolicy::None | BlockPrefetchPolicy::Linux),
+            evicted: Vec::new(),
+            chances: Vec::new(),
             block_bytes: c.block.0,
             writes_replayed: cfg.workload.writes,
             records: 0,
@@ -127,30 +139,69 @@ impl CacheOnly {
         })?;
         let first = r.offset_bytes / self.block_bytes;
         let end = last_byte / self.block_bytes + 1;
-        let mut all_hit = true;
+        let (mut first_miss, mut miss_end) = (u64::MAX, first);
         for b in first..end {
             let slot = self.cache.lookup(b);
             if slot != NONE {
                 self.cache.stats.hits += 1;
                 self.cache.access(slot);
             } else {
-                all_hit = false;
+                first_miss = first_miss.min(b);
+                miss_end = b + 1;
                 if let Some(ev) = self.cache.fill(b, false) {
-                    self.policy.on_evict(ev.key, ev.unused_prefetch);
+                    if self.policy_active {
+                        self.evicted.push((ev.key, ev.unused_prefetch));
+                    }
                 }
             }
         }
-        if r.op == Op::Write {
-            return Ok(()); // block policies see reads only (prefetching serves reads)
+        if !self.policy_active {
+            return Ok(());
         }
-        let sequential = self.cache.sequential(first);
-        let access = BlockAccess { block: first, blocks: end - first, hit: all_hit, sequential };
-        let mut ctx = Ctx { cache: &mut self.cache, evicted: Vec::new() };
-        self.policy.on_access(&mut ctx, access);
-        for (block, unused) in ctx.evicted {
-            self.policy.on_evict(block, unused);
+        if r.op == Op::Read {
+            // block policies see reads only (prefetching serves reads)
+            let hit = first_miss == u64::MAX;
+            let first_miss = if hit { first } else { first_miss };
+            let sequential = self.cache.sequential(first_miss);
+            let access = BlockAccess {
+                stream: r.stream,
+                block: first,
+                blocks: end - first,
+                hit,
+                first_miss,
+                miss_end,
+                sequential,
+            };
+            self.policy.on_access(&mut Ctx { cache: &mut self.cache, evicted: &mut self.evicted }, access);
         }
+        self.policy_events();
         Ok(())
+    }
+
+    /// Delivers the evictions and second chances since the last call to the policy.
+    fn policy_events(&mut self) {
+        loop {
+            self.cache.take_second_chances(&mut self.chances);
+            if self.evicted.is_empty() && self.chances.is_empty() {
+                return;
+            }
+            let evicted = std::mem::take(&mut self.evicted);
+            let chances = std::mem::take(&mut self.chances);
+            let mut ctx = Ctx { cache: &mut self.cache, evicted: &mut self.evicted };
+            for &(b, unused) in &evicted {
+                self.policy.on_evict(&mut ctx, b, unused);
+            }
+            for &b in &chances {
+                self.policy.on_second_chance(&mut ctx, b);
+            }
+            // keep the buffers; what the hooks caused goes round again
+            let (mut evicted, mut chances) = (evicted, chances);
+            evicted.clear();
+            chances.clear();
+            evicted.append(&mut self.evicted);
+            self.evicted = evicted;
+            self.chances = chances;
+        }
     }
 
     /// The run's metrics; those a cache-only run does not measure (time,
@@ -171,6 +222,7 @@ impl CacheOnly {
             prefetched_blocks: s.prefetched,
             prefetch_used_blocks: s.prefetch_used,
             wasted_blocks: s.wasted,
+            block_policy_state: self.policy.state_json().to_string(),
             prefetch_accuracy: ratio(s.prefetch_used, s.prefetched),
             wall_time_s: wall_s,
             requests_per_wall_s: if wall_s > 0.0 { self.records as f64 / wall_s } else { 0.0 },
@@ -184,31 +236,39 @@ impl CacheOnly {
 struct Ctx<'a> {
     cache: &'a mut ArrayCache,
     /// Evictions the prefetches caused, for the policy once it returns.
-    evicted: Vec<(u64, bool)>,
+    evicted: &'a mut Vec<(u64, bool)>,
 }
 
 impl BlockContext for Ctx<'_> {
     fn is_cached(&self, block: u64) -> bool {
         self.cache.lookup(block) != NONE
     }
-    fn capacity_blocks(&self) -> u64 {
-        u64::MAX
-    }
-    fn prefetch(&mut self, block: u64, blocks: u64) {
+    fn prefetch(&mut self, block: u64, blocks: u64) -> u64 {
+        let mut got = 0;
         for b in block..block.saturating_add(blocks) {
             if self.cache.lookup(b) == NONE {
+                got += 1;
                 if let Some(ev) = self.cache.fill(b, true) {
                     self.evicted.push((ev.key, ev.unused_prefetch));
                 }
             }
         }
+        got
+    }
+    fn set_tag(&mut self, block: u64) {
+        self.cache.set_tag(block);
+    }
+    fn take_tag(&mut self, block: u64) -> bool {
+        self.cache.take_tag(block)
+    }
+    fn give_second_chance(&mut self, block: u64) {
+        self.cache.give_second_chance(block);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::BlockPrefetchPolicy;
 
     fn cfg(size_blocks: u64, prefetch: BlockPrefetchPolicy) -> Config {
         let mut c = Config::default();

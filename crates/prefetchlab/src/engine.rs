@@ -34,17 +34,18 @@ use crate::block::sched::{self, Pick};
 use crate::block::BlockLayer;
 use crate::cache::lru::NONE;
 use crate::cache::PageCache;
-use crate::config::{BlockPrefetchPolicy, Config, DeviceKind, Raid6WritePolicy, RunMode, WorkloadKind};
+use crate::config::{Config, DeviceKind, Raid6WritePolicy, RunMode, WorkloadKind};
 use crate::device::{hdd::Hdd, ssd::Ssd, AnyDevice, Device, DiskRequest};
 use crate::error::{Error, Result};
 use crate::fs::FileSystem;
 use crate::metrics::{self, DiskMetrics, IoEvent, IoLog, IoRow, Metrics, Report, StreamMetrics};
-use crate::policy::block::{self as block_policy, BlockAccess, BlockContext, BlockPrefetch};
+use crate::policy::block::{self as block_policy, BlockPrefetch};
 use crate::policy::readahead::{self, PageStatus, RaContext, Readahead, Window, WindowKind};
 use crate::sim::{EventQueue, Rng, TimeNs};
 use crate::units::{NS_PER_MS, NS_PER_S, PAGE_BYTES, SECTORS_PER_PAGE};
 use replay::TraceReplay;
 
+mod array_prefetch;
 mod array_readahead;
 mod replay;
 use crate::workload::{self, Generator};
@@ -110,8 +111,9 @@ enum IoKind {
     Meta { id: u32 },
     /// An O_DIRECT read for a stream.
     Direct,
-    /// Fills array-cache blocks (for a demand miss, or a block-level prefetch).
-    ArrayFill,
+    /// Fills array-cache blocks (for a demand miss, or a block-level
+    /// prefetch: `prefetch`, when it holds blocks a block policy asked for).
+    ArrayFill { prefetch: bool },
     /// A trace read (of trace request `req`).
     TraceRead { req: u32 },
     /// The reads a trace write needs first (read-modify-write or
@@ -152,6 +154,9 @@ struct Io {
     waiters: u32,
     /// Head of the list (link slab) of I/Os waiting for this array fill.
     parents: u32,
+    /// An array fill: a read found its blocks in flight after it was sent
+    /// (AMP's `readWaiting`).
+    waited: bool,
 }
 
 /// An entry of a many-to-many list: I/O `io` waits for the fill whose list holds it.
@@ -225,6 +230,11 @@ struct Engine {
     links: Vec<Link>,
     free_links: Vec<u32>,
     evictions: Vec<(u64, bool)>,
+    /// The demand fills of the read being handled, held until its block
+    /// policy has had its say (see [`crate::policy::block`]).
+    held_fills: Vec<u32>,
+    /// Reused buffer: blocks moved back by their second chance.
+    second_chances: Vec<u64>,
     /// Streams woken by completions, resumed after the event.
     woken: Vec<u32>,
     /// Reused buffers.
@@ -301,6 +311,7 @@ impl Engine {
             })
             .collect();
         let policies = (0..streams_n).map(|_| readahead::build(cfg)).collect();
+        let (geometry_layout, capacity_blocks) = (layout.clone(), layout.capacity_blocks());
         let engine = Engine {
             events: EventQueue::new(),
             fs,
@@ -315,15 +326,20 @@ impl Engine {
             meta: vec![META_UNREAD; meta_blocks],
             array_cache: (cfg.array_cache.size.pages() > 0).then(|| {
                 let mut c = ArrayCache::new(cfg.array_cache.size.pages());
-                if cfg.array_cache.prefetch == BlockPrefetchPolicy::Obl {
+                if cfg.array_cache.prefetch.uses_sequential_detection() {
                     c.set_seq_threshold(cfg.array_cache.seq_threshold as u8);
                 }
                 c
             }),
-            block_policy: block_policy::build(cfg.array_cache.prefetch),
+            block_policy: block_policy::build(
+                &cfg.array_cache,
+                block_policy::Geometry::new(geometry_layout, PAGE_BYTES, capacity_blocks),
+            ),
             links: Vec::new(),
             free_links: Vec::new(),
             evictions: Vec::new(),
+            held_fills: Vec::new(),
+            second_chances: Vec::new(),
             woken: Vec::new(),
             extents: Vec::with_capacity(64),
             io_buf: Vec::with_capacity(64),
@@ -670,6 +686,7 @@ impl Engine {
             next_dependent: NONE,
             waiters: NONE,
             parents: NONE,
+            waited: false,
         };
         match self.free_ios.pop() {
             Some(i) => {
@@ -714,7 +731,7 @@ impl Engine {
     fn submit(&mut self, io: u32) {
         let now = self.events.now_ns();
         let Io { array_block, blocks, stream, kind, .. } = self.ios[io as usize];
-        if kind != IoKind::ArrayFill {
+        if !matches!(kind, IoKind::ArrayFill { .. }) {
             self.block_requests += 1;
             let mut row = IoRow::new(now, IoEvent::BlockRequest);
             row.stream = stream as i32;
@@ -730,71 +747,32 @@ impl Engine {
         self.send_to_disks(io);
     }
 
-    /// The array cache's side of a logical read: hits are served, blocks in
-    /// flight are waited for, missing runs become fills; then the block
-    /// policy sees the access and may prefetch.
-    fn submit_to_array_cache(&mut self, io: u32) {
-        let Io { array_block: b0, blocks: n, stream, .. } = self.ios[io as usize];
-        let mut pending = 0;
-        let mut all_hit = true;
-        let mut last_fill = NONE;
-        let mut b = b0;
-        while b < b0 + n {
-            let ac = self.array_cache.as_mut().expect("array cache");
-            let slot = ac.lookup(b);
-            if slot != NONE {
-                if ac.uptodate(slot) {
-                    ac.stats.hits += 1;
-                } else {
-                    ac.stats.misses += 1;
-                    all_hit = false;
-                    let fill = ac.io(slot);
-                    if fill != last_fill {
-                        self.link(io, fill);
-                        pending += 1;
-                        last_fill = fill;
-                    }
-                }
-                self.array_cache.as_mut().expect("array cache").access(slot);
-                b += 1;
-                continue;
-            }
-            all_hit = false;
-            let mut m = 1;
-            while b + m < b0 + n && ac.lookup(b + m) == NONE {
-                m += 1;
-            }
-            let (fill, _) = self.fill_blocks(stream, b, m, Fill::Demand);
-            self.link(io, fill);
-            pending += 1;
-            last_fill = fill;
-            b += m;
-        }
-        self.ios[io as usize].pending = pending;
-        let sequential = self.array_cache.as_ref().is_some_and(|a| a.sequential(b0));
-        let mut policy = std::mem::replace(&mut self.block_policy, Box::new(block_policy::NoBlockPrefetch));
-        policy.on_access(
-            &mut BlockCtx { e: self, stream },
-            BlockAccess { block: b0, blocks: n, hit: all_hit, sequential },
-        );
-        for (block, unused) in self.evictions.drain(..) {
-            policy.on_evict(block, unused);
-        }
-        self.block_policy = policy;
-        if pending == 0 {
-            self.complete_io(io);
-        }
-    }
-
-    /// Allocates array-cache slots for `[b, b+n)` (all absent) and reads
-    /// them, as `how` says; returns the fill I/O (`NONE` when nothing was
-    /// allocated) and the blocks it reads. A prefetch or a window stops where
-    /// no room can be made.
-    fn fill_blocks(&mut self, stream: u32, b: u64, n: u64, how: Fill) -> (u32, u64) {
-        let fill = self.new_io(IoKind::ArrayFill, stream, b, n);
+    /// Allocates array-cache slots for the absent blocks of `[b, b+n)`, as
+    /// `how` says, in the fill I/O `into` (an unsent demand fill a prefetch
+    /// joins) or a new one, which is **not sent** (the caller sends it).
+    /// Returns the fill I/O (`NONE` when nothing was allocated and there was
+    /// no `into`) and the blocks allocated. The fill spans its first block to
+    /// its last (blocks cached between them are read again and dropped). A
+    /// demand fill is given absent blocks only; a prefetch or a window stops
+    /// where no room can be made.
+    fn fill_blocks(&mut self, stream: u32, b: u64, n: u64, how: Fill, into: u32) -> (u32, u64) {
+        let fill = if into != NONE {
+            into
+        } else {
+            self.new_io(IoKind::ArrayFill { prefetch: how == Fill::Prefetch }, stream, b, 0)
+        };
+        let (mut lo, mut hi) = if into != NONE {
+            let x = &self.ios[into as usize];
+            (x.array_block, x.array_block + x.blocks)
+        } else {
+            (u64::MAX, 0)
+        };
         let ac = self.array_cache.as_mut().expect("array cache");
         let mut got = 0;
         for x in b..b + n {
+            if how == Fill::Prefetch && ac.lookup(x) != NONE {
+                continue; // a policy's range may hold cached blocks
+            }
             let (ev, room) = ac.make_room();
             if let Some(ev) = ev {
                 self.evictions.push((ev.key, ev.unused_prefetch));
@@ -816,14 +794,22 @@ impl Engine {
                 Fill::Window { marker, .. } if marker == Some(x) => ac.set_marker(slot),
                 _ => {}
             }
+            lo = lo.min(x);
+            hi = hi.max(x + 1);
             got += 1;
         }
         if got == 0 {
-            self.free_io(fill);
-            return (NONE, 0);
+            if into == NONE {
+                self.free_io(fill);
+                return (NONE, 0);
+            }
+            return (into, 0);
         }
-        self.ios[fill as usize].blocks = got;
+        let f = &mut self.ios[fill as usize];
+        f.array_block = lo;
+        f.blocks = hi - lo;
         if how == Fill::Prefetch {
+            f.kind = IoKind::ArrayFill { prefetch: true };
             let mut row = IoRow::new(self.events.now_ns(), IoEvent::ArrayPrefetch);
             row.stream = stream as i32;
             row.array_block = b as i64;
@@ -831,7 +817,6 @@ impl Engine {
             row.issued = fill as i64;
             self.log(row);
         }
-        self.send_to_disks(fill);
         (fill, got)
     }
 
@@ -854,6 +839,9 @@ impl Engine {
 
     /// Records that `io` waits for the array fill `fill`.
     fn link(&mut self, io: u32, fill: u32) {
+        if self.ios[fill as usize].pending > 0 {
+            self.ios[fill as usize].waited = true; // sent already: this read waits for it
+        }
         let l = Link { io, next: self.ios[fill as usize].parents };
         let i = match self.free_links.pop() {
             Some(i) => {
@@ -1035,7 +1023,7 @@ impl Engine {
                     self.cache.complete_run(file, first_page, x.blocks, io)
                 }
                 IoKind::Meta { id } => self.meta[id as usize] = META_CACHED,
-                IoKind::ArrayFill => {
+                IoKind::ArrayFill { prefetch } => {
                     let ac = self.array_cache.as_mut().expect("array cache");
                     for b in x.array_block..x.array_block + x.blocks {
                         let slot = ac.lookup(b);
@@ -1053,6 +1041,9 @@ impl Engine {
                             self.io_stack.push(parent);
                         }
                         l = next;
+                    }
+                    if prefetch {
+                        self.prefetch_done(x.stream, x.array_block, x.blocks, x.waited);
                     }
                 }
                 IoKind::Direct => self.direct_done(x.stream),
@@ -1153,6 +1144,7 @@ impl Engine {
             prefetched_blocks: acs.map_or(0, |a| a.prefetched),
             prefetch_used_blocks: acs.map_or(0, |a| a.prefetch_used),
             wasted_blocks: acs.map_or(0, |a| a.wasted),
+            block_policy_state: self.block_policy.state_json().to_string(),
             peak_cache_pages: self.cache.peak_pages(),
             congestion_events: self.block.queues.iter().map(|q| q.stats.congestion_events).sum(),
             queue_full_events: self.block.queues.iter().map(|q| q.stats.queue_full_events).sum(),
@@ -1247,31 +1239,5 @@ impl RaContext for RaCtx<'_> {
             ev,
             w.marker(),
         )
-    }
-}
-
-/// The block policy's view of the array cache.
-struct BlockCtx<'a> {
-    e: &'a mut Engine,
-    stream: u32,
-}
-
-impl BlockContext for BlockCtx<'_> {
-    fn is_cached(&self, block: u64) -> bool {
-        self.e.array_cache.as_ref().is_some_and(|a| a.lookup(block) != NONE)
-    }
-    fn capacity_blocks(&self) -> u64 {
-        self.e.layout.capacity_blocks()
-    }
-    fn prefetch(&mut self, block: u64, blocks: u64) {
-        let end = (block + blocks).min(self.capacity_blocks());
-        let mut b = block;
-        while let Some((start, n)) = self.e.absent_run(b, end) {
-            let (_, got) = self.e.fill_blocks(self.stream, start, n, Fill::Prefetch);
-            if got < n {
-                return; // no room left
-            }
-            b = start + n;
-        }
     }
 }

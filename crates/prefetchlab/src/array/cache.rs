@@ -44,6 +44,11 @@ pub struct ArrayCache {
     /// counter(b − 1) + 1)` when block b − 1 is cached, else 1.
     seq_threshold: u8,
     seq: Vec<u8>,
+    /// Some slot was ever given a second chance ([`flag::SECOND_CHANCE`]):
+    /// evictions look for them (no cost for the policies that never ask).
+    second_chance_on: bool,
+    /// Blocks moved back to the MRU end by their second chance, for the policy.
+    second_chances: Vec<u64>,
 }
 
 impl ArrayCache {
@@ -57,7 +62,58 @@ impl ArrayCache {
             dirty_evicted: Vec::new(),
             seq_threshold: 0,
             seq: Vec::new(),
+            second_chance_on: false,
+            second_chances: Vec::new(),
         }
+    }
+
+    /// Gives the cached `block` one second chance (see [`flag::SECOND_CHANCE`]).
+    pub fn give_second_chance(&mut self, block: u64) {
+        let slot = self.lookup(block);
+        if slot != NONE {
+            self.second_chance_on = true;
+            self.lru.set(slot, flag::SECOND_CHANCE);
+        }
+    }
+
+    /// Moves the blocks that used their second chance since the last call into `out`.
+    pub fn take_second_chances(&mut self, out: &mut Vec<u64>) {
+        out.append(&mut self.second_chances);
+    }
+
+    /// Before an eviction: while the victim holds an unused second chance
+    /// and was never read, it moves to the MRU end instead.
+    #[inline]
+    fn honour_second_chances(&mut self) {
+        if !self.second_chance_on {
+            return;
+        }
+        while let Some(v) = self.lru.victim() {
+            if self.lru.flags(v) & (flag::SECOND_CHANCE | flag::USED) != flag::SECOND_CHANCE {
+                return;
+            }
+            self.lru.clear(v, flag::SECOND_CHANCE);
+            self.lru.touch(v);
+            self.second_chances.push(self.lru.key(v));
+        }
+    }
+
+    /// Tags the cached `block` as a trigger (the marker flag); no-op when absent.
+    pub fn set_tag(&mut self, block: u64) {
+        let slot = self.lookup(block);
+        if slot != NONE {
+            self.lru.set(slot, flag::MARKER);
+        }
+    }
+
+    /// Whether `block` is cached and tagged; clears the tag.
+    pub fn take_tag(&mut self, block: u64) -> bool {
+        let slot = self.lookup(block);
+        if slot != NONE && self.lru.has(slot, flag::MARKER) {
+            self.lru.clear(slot, flag::MARKER);
+            return true;
+        }
+        false
     }
 
     /// Turns sequential detection on with `threshold` (≥ 1).
@@ -109,6 +165,9 @@ impl ArrayCache {
 
     /// Evicts the LRU uptodate block if full; `false` if no room can be made.
     pub fn make_room(&mut self) -> (Option<Evicted>, bool) {
+        if self.lru.is_full() {
+            self.honour_second_chances();
+        }
         let (ev, room) = self.lru.make_room();
         if let Some(ev) = ev {
             self.index.remove(&ev.key);
@@ -153,6 +212,7 @@ impl ArrayCache {
     pub fn try_fill(&mut self, block: u64, prefetched: bool) -> Option<(u32, Option<Evicted>)> {
         let flags = if prefetched { flag::UPTODATE | flag::PREFETCHED } else { flag::UPTODATE | flag::USED };
         let (slot, ev) = if self.lru.is_full() {
+            self.honour_second_chances();
             let (slot, _, ev) = self.lru.replace_victim_from(self.lru.tail(), block, flags, NONE)?;
             self.index.remove(&ev.key);
             self.stats.wasted += ev.unused_prefetch as u64;

@@ -23,6 +23,10 @@ pub mod flag {
     pub const PINNED: u8 = 16;
     /// Written in the cache and not yet on the disks (write-back).
     pub const DIRTY: u8 = 32;
+    /// A block policy asked that this slot, if it reaches the LRU end
+    /// unread, move to the MRU end once instead of leaving (AMP's second
+    /// chance; the array cache honours it).
+    pub const SECOND_CHANCE: u8 = 64;
 }
 
 pub const NONE: u32 = u32::MAX;

@@ -241,8 +241,10 @@ impl Default for SeqpConfig {
     }
 }
 
+/// `array_cache.prefetch`: the block-level scheme (see
+/// [`crate::policy::block`] for the file of each).
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "kebab-case")]
 pub enum BlockPrefetchPolicy {
     None,
     Obl,
@@ -250,6 +252,87 @@ pub enum BlockPrefetchPolicy {
     /// blocks, one state per trace stream: the block device's readahead,
     /// for a block trace (which enters at the array).
     Linux,
+    /// FS_p: `p` blocks past a sequential miss, with it.
+    Fs,
+    /// FA_p/g: FS_p, then the next `p` blocks when the trigger `g` is hit.
+    Fa,
+    /// AS_Linear: FS with `p` growing by the read size per sequential miss.
+    AsLinear,
+    /// AS_Exp: FS with `p` doubling per sequential miss.
+    AsExp,
+    /// AMP (Gill & Bathen, FAST 2007).
+    Amp,
+    /// SP: the whole strip of a miss.
+    Sp,
+    /// LSP (Shi & Feng, J. Computers 2012).
+    Lsp,
+}
+
+impl BlockPrefetchPolicy {
+    /// The configuration's name for it.
+    pub fn name(self) -> &'static str {
+        match self {
+            BlockPrefetchPolicy::None => "none",
+            BlockPrefetchPolicy::Obl => "obl",
+            BlockPrefetchPolicy::Linux => "linux",
+            BlockPrefetchPolicy::Fs => "fs",
+            BlockPrefetchPolicy::Fa => "fa",
+            BlockPrefetchPolicy::AsLinear => "as-linear",
+            BlockPrefetchPolicy::AsExp => "as-exp",
+            BlockPrefetchPolicy::Amp => "amp",
+            BlockPrefetchPolicy::Sp => "sp",
+            BlockPrefetchPolicy::Lsp => "lsp",
+        }
+    }
+
+    /// Whether the array cache keeps sequential detection for it
+    /// (decisions.md 6d).
+    pub fn uses_sequential_detection(self) -> bool {
+        matches!(
+            self,
+            BlockPrefetchPolicy::Obl
+                | BlockPrefetchPolicy::Fs
+                | BlockPrefetchPolicy::Fa
+                | BlockPrefetchPolicy::AsLinear
+                | BlockPrefetchPolicy::AsExp
+                | BlockPrefetchPolicy::Amp
+        )
+    }
+}
+
+/// `[array_cache.amp]` (decisions.md 6c).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct AmpConfig {
+    /// Asynchronous prefetching turns on for a stream once its `p` exceeds
+    /// this many blocks; `g` then starts at `apt / 2`.
+    pub apt: u32,
+}
+
+impl Default for AmpConfig {
+    fn default() -> Self {
+        AmpConfig { apt: 4 }
+    }
+}
+
+/// `[array_cache.lsp]` (algorithms.md §6, decisions.md 7–7c).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct LspConfig {
+    /// Requests outside every hot area gathered before they are clustered.
+    pub window: u32,
+    /// Two requests whose starts are at most this far apart have spatial locality.
+    pub gap: Size,
+    /// An area splits at a hole (unused prefetched strips) this long.
+    pub hole: Size,
+    /// Strips an area grows by on the first access to one of its strips.
+    pub grow_strips: u32,
+}
+
+impl Default for LspConfig {
+    fn default() -> Self {
+        LspConfig { window: 50, gap: Size(128 * 1024), hole: Size(256 * 1024), grow_strips: 2 }
+    }
 }
 
 /// How the array cache treats a write (issue 9; decisions.md: write-through
@@ -281,6 +364,17 @@ pub struct ArrayCacheConfig {
     /// is sequential when the `seq_threshold − 1` blocks before it are
     /// cached (counted as SARC does); 1 makes every miss sequential.
     pub seq_threshold: u32,
+    /// FS_p and FA_p/g: the degree of prefetch, blocks per prefetched set.
+    pub p: u32,
+    /// FA_p/g: the trigger's distance from the set's last block (0: the
+    /// last block itself); unset means `p/2 − 1`, as [FAST07] chose
+    /// (FA_8/3, FA_64/31, FA_256/127).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub g: Option<u32>,
+    /// AS_Linear, AS_Exp and AMP: the largest degree, blocks (decisions.md 6).
+    pub max_degree: u32,
+    pub amp: AmpConfig,
+    pub lsp: LspConfig,
 }
 
 impl Default for ArrayCacheConfig {
@@ -292,6 +386,11 @@ impl Default for ArrayCacheConfig {
             write_policy: WritePolicy::WriteThrough,
             dirty_limit: 0.2,
             seq_threshold: 2,
+            p: 8,
+            g: None,
+            max_degree: 256,
+            amp: AmpConfig::default(),
+            lsp: LspConfig::default(),
         }
     }
 }
@@ -300,6 +399,11 @@ impl ArrayCacheConfig {
     /// Blocks the cache holds.
     pub fn capacity_blocks(&self) -> u64 {
         self.size.0 / self.block.0.max(1)
+    }
+
+    /// FA's trigger distance: `g`, or `p/2 − 1` when unset.
+    pub fn trigger_g(&self) -> u32 {
+        self.g.unwrap_or((self.p / 2).saturating_sub(1))
     }
 }
 
@@ -612,6 +716,64 @@ impl Config {
                 "array_cache.seq_threshold",
                 format!("must be 1..=255 blocks, got {}", c.seq_threshold),
             ));
+        }
+        if c.p == 0 {
+            return Err(Error::config(
+                "array_cache.p",
+                "the degree of prefetch must be at least 1 block, got 0",
+            ));
+        }
+        if c.trigger_g() >= c.p {
+            return Err(Error::config(
+                "array_cache.g",
+                format!(
+                    "the trigger must lie inside the prefetched set: 0 <= g < p = {}, got g = {}",
+                    c.p,
+                    c.trigger_g()
+                ),
+            ));
+        }
+        if c.max_degree == 0 {
+            return Err(Error::config("array_cache.max_degree", "must be at least 1 block, got 0"));
+        }
+        if c.amp.apt == 0 {
+            return Err(Error::config("array_cache.amp.apt", "must be at least 1 block, got 0"));
+        }
+        let l = &c.lsp;
+        if l.window == 0 {
+            return Err(Error::config(
+                "array_cache.lsp.window",
+                "LSP clusters a window of at least 1 request (the paper's 50), got 0",
+            ));
+        }
+        if l.hole.0 == 0 {
+            return Err(Error::config(
+                "array_cache.lsp.hole",
+                "must be more than 0 bytes (the paper's 256KiB)",
+            ));
+        }
+        if matches!(c.prefetch, BlockPrefetchPolicy::Sp | BlockPrefetchPolicy::Lsp) {
+            if a.layout == Layout::Single {
+                return Err(Error::config(
+                    "array_cache.prefetch",
+                    format!(
+                        "{} prefetches whole strips and needs a striped array (array.layout raid0, raid5, \
+                         raid6 or raid10); array.layout = \"single\" has no strips",
+                        c.prefetch.name()
+                    ),
+                ));
+            }
+            if a.strip.0 < block || !a.strip.0.is_multiple_of(block) {
+                return Err(Error::config(
+                    "array.strip",
+                    format!(
+                        "{} prefetches whole strips, so a strip must hold whole cache blocks: {} bytes is \
+                         not a multiple of array_cache.block = {block} bytes",
+                        c.prefetch.name(),
+                        a.strip.0
+                    ),
+                ));
+            }
         }
         if c.size.0 == 0 && c.prefetch != BlockPrefetchPolicy::None {
             return Err(Error::config(

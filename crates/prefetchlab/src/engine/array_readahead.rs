@@ -75,7 +75,10 @@ impl Engine {
         let mut issued = 0;
         let mut b = w.start;
         while let Some((start, n)) = self.absent_run(b, end) {
-            let (_, got) = self.fill_blocks(stream, start, n, Fill::Window { demand, marker });
+            let (fill, got) = self.fill_blocks(stream, start, n, Fill::Window { demand, marker }, NONE);
+            if fill != NONE {
+                self.send_to_disks(fill);
+            }
             issued += got;
             if got < n {
                 break; // no room left

@@ -24,7 +24,6 @@ use crate::cache::lru::NONE;
 use crate::config::{BlockPrefetchPolicy, Config, ReadaheadPolicy, Replay as ReplayLoop, WritePolicy};
 use crate::error::{Error, Result};
 use crate::metrics::{IoEvent, IoRow};
-use crate::policy::block as block_policy;
 use crate::policy::readahead::Readahead;
 use crate::sim::TimeNs;
 use crate::trace::Op;
@@ -352,14 +351,7 @@ impl Engine {
                 ac.mark_dirty(slot);
             }
         }
-        if !self.evictions.is_empty() {
-            let mut policy =
-                std::mem::replace(&mut self.block_policy, Box::new(block_policy::NoBlockPrefetch));
-            for (b, unused) in self.evictions.drain(..) {
-                policy.on_evict(b, unused);
-            }
-            self.block_policy = policy;
-        }
+        self.block_policy_events(NONE);
         held
     }
 

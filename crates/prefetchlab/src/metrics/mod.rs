@@ -71,6 +71,9 @@ pub struct Metrics {
     pub prefetched_blocks: u64,
     pub prefetch_used_blocks: u64,
     pub wasted_blocks: u64,
+    /// The array cache's block policy's own counters, a JSON object (AMP's
+    /// p/g distribution, LSP's areas and holes, …; `{}` for none).
+    pub block_policy_state: String,
     pub peak_cache_pages: u64,
     pub congestion_events: u64,
     /// Requests added to a disk queue already holding `nr_requests` (the
@@ -84,7 +87,7 @@ pub struct Metrics {
 impl Metrics {
     /// The metrics a cache-only run measures; it reports the others as
     /// `null` (it has no clock, no disks and no page cache).
-    pub const CACHE_ONLY: [&'static str; 14] = [
+    pub const CACHE_ONLY: [&'static str; 15] = [
         "app_requests",
         "writes",
         "bytes_read",
@@ -97,6 +100,7 @@ impl Metrics {
         "prefetched_blocks",
         "prefetch_used_blocks",
         "wasted_blocks",
+        "block_policy_state",
         "wall_time_s",
         "requests_per_wall_s",
     ];

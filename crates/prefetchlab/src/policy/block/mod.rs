@@ -1,64 +1,227 @@
-//! Block-level prefetching in the array cache (algorithms.md §2): the home of
-//! the RAID-layer schemes (MSP, SP/ASP/LSP, AMP, …), one file per scheme:
+//! Block-level prefetching in the array cache (algorithms.md §2, §5–§7): the
+//! RAID-layer schemes, one file per scheme:
 //!
 //! | `array_cache.prefetch` | file | spec |
 //! |---|---|---|
 //! | `none` | [`none`] | §2 "No prefetching" |
 //! | `obl` | [`obl`] | §2 OBL, on a sequential miss (decisions.md 6d, 6f) |
+//! | `fs` | [`fs`] | §2 FS_p: synchronous, fixed degree `p` |
+//! | `fa` | [`fa`] | §2 FA_p/g: FS_p plus an asynchronous set at the trigger `g` |
+//! | `as-linear`, `as-exp` | [`adaptive`] | §2 AS_Linear, AS_Exp (decisions.md 6, 6e) |
+//! | `amp` | [`amp`] | §7 AMP (decisions.md 6–6d) |
+//! | `sp` | [`sp`] | §5.1 SP: the whole strip of a miss |
+//! | `lsp` | [`lsp`] | §6 LSP (decisions.md 7–7c) |
 //! | `linux` | — | Linux readahead on the array's blocks: the policies of [`crate::policy::readahead`] driven by the engine's trace replay, not a [`BlockPrefetch`] |
 //!
-//! A block policy sees every logical block request that reaches the array
-//! (hit or miss) and answers with ranges of array blocks to prefetch into the
-//! array cache. Sequential detection (SARC's per-unit counters,
-//! `array_cache.seq_threshold`) is kept by the array cache and reported in
-//! [`BlockAccess::sequential`].
+//! # What a policy sees, and when
+//!
+//! A logical read reaching the array cache is handled in three steps, the
+//! same in a timed run (the engine) and in the cache-only mode:
+//! 1. *the demand*: its cached blocks are hits (made most recent), blocks in
+//!    flight are waited for, and its absent blocks get slots (counted as
+//!    misses) — but in a timed run their disk read is **not sent yet**;
+//! 2. *the policy* is called ([`BlockPrefetch::on_access`]) with the access
+//!    ([`BlockAccess`]: the requester, the range, whether it hit, its first
+//!    missing block and whether that one is a sequential miss) and a
+//!    [`BlockContext`]. A [`BlockContext::prefetch`] range that touches or
+//!    overlaps the demand's unsent read **joins it**: one array read, one
+//!    disk request per strip, as SP, FS and AMP fold their prefetch into the
+//!    demand read in the papers;
+//! 3. the demand's reads, grown or not, are sent.
+//!
+//! Hooks follow the cache's life: [`BlockPrefetch::on_evict`] (with whether
+//! the block was prefetched and never read — AMP, LSP),
+//! [`BlockPrefetch::on_second_chance`] (a block the policy marked reached the
+//! LRU end unread and was moved back to the MRU end once, AMP's `old`), and
+//! [`BlockPrefetch::on_complete`] (a read holding prefetched blocks
+//! completed; `waited` when a later read was already waiting for it — AMP's
+//! `readWaiting`; a timed run only, the cache-only mode has no clock).
+//!
+//! The policy object is the array's own state (LSP's areas, AMP's set
+//! metadata): one per array, built by [`build`] with the array's
+//! [`Geometry`]. Each reports its counters as a JSON object
+//! ([`BlockPrefetch::state_json`], the `block_policy_state` metric).
+//!
+//! Sequential detection (SARC's per-unit counters, `array_cache.seq_threshold`,
+//! decisions.md 6d) is kept by the array cache for the policies that ask
+//! ([`BlockPrefetch::uses_sequential_detection`]).
 
+pub mod adaptive;
+pub mod amp;
+pub mod fa;
+pub mod fs;
+pub mod lsp;
 pub mod none;
 pub mod obl;
+pub mod sets;
+pub mod sp;
 
+pub use adaptive::{AdaptiveSync, Growth};
+pub use amp::Amp;
+pub use fa::FixedAsync;
+pub use fs::FixedSync;
+pub use lsp::Lsp;
 pub use none::NoBlockPrefetch;
 pub use obl::BlockObl;
+pub use sp::StripPrefetch;
 
-use crate::config::BlockPrefetchPolicy;
+use crate::array::layout::ArrayLayout;
+use crate::config::{ArrayCacheConfig, BlockPrefetchPolicy, Config};
 
-/// One access as the array cache saw it.
+/// One logical read as the array cache saw it before it was served.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BlockAccess {
+    /// The requester (the stream, or the trace's stream).
+    pub stream: u32,
     /// First array block.
     pub block: u64,
     pub blocks: u64,
-    /// Whether every block was already in the array cache.
+    /// Whether every block was in the array cache (or in flight) already.
     pub hit: bool,
-    /// Whether the first block is sequential (the array cache's sequential
-    /// detection, decisions.md 6d: with the default threshold 2, block − 1
-    /// was cached when it entered); false for policies that do not ask.
+    /// The first block that was absent (`block` when it hit).
+    pub first_miss: u64,
+    /// One past the last block that was absent (`block` when it hit).
+    pub miss_end: u64,
+    /// Whether `first_miss` (the first block, on a hit) is sequential by
+    /// the array cache's detection (decisions.md 6d: with the default
+    /// threshold 2, `first_miss − 1` was cached when it entered); false for
+    /// policies that do not ask.
     pub sequential: bool,
+}
+
+impl BlockAccess {
+    /// One past the last block.
+    #[inline]
+    pub fn end(&self) -> u64 {
+        self.block + self.blocks
+    }
+}
+
+/// The array as a block policy sees it: strips, disks, capacity, in cache
+/// blocks.
+#[derive(Debug, Clone)]
+pub struct Geometry {
+    layout: ArrayLayout,
+    /// Bytes per cache block.
+    pub block_bytes: u64,
+    /// Blocks in the array (`u64::MAX` in the cache-only mode, where a
+    /// trace may address any block).
+    pub capacity_blocks: u64,
+}
+
+impl Geometry {
+    /// `layout` counts in cache blocks of `block_bytes`.
+    pub fn new(layout: ArrayLayout, block_bytes: u64, capacity_blocks: u64) -> Geometry {
+        Geometry { layout, block_bytes, capacity_blocks }
+    }
+
+    /// Blocks per strip (chunk).
+    #[inline]
+    pub fn strip_blocks(&self) -> u64 {
+        self.layout.strip_blocks()
+    }
+
+    /// Data strips per stripe.
+    pub fn data_disks(&self) -> u32 {
+        self.layout.data_disks()
+    }
+
+    /// Member disks.
+    pub fn disks(&self) -> u32 {
+        self.layout.disks()
+    }
+
+    /// Whether the array stripes data over several disks (SP, LSP need strips).
+    pub fn is_striped(&self) -> bool {
+        self.layout.layout() != crate::config::Layout::Single
+    }
+
+    /// The strip holding `block`.
+    #[inline]
+    pub fn strip_of(&self, block: u64) -> u64 {
+        block / self.strip_blocks()
+    }
+
+    /// The disk holding `block` (its first copy on RAID-10).
+    pub fn disk_of(&self, block: u64) -> u32 {
+        self.layout.disk_of_strip(self.strip_of(block))
+    }
 }
 
 /// What a block policy may ask of the array cache.
 pub trait BlockContext {
     /// Whether an array block is in the array cache (or in flight).
     fn is_cached(&self, block: u64) -> bool;
-    /// Blocks in the array.
-    fn capacity_blocks(&self) -> u64;
-    /// Reads `[block, block+blocks)` into the array cache as prefetched blocks.
-    fn prefetch(&mut self, block: u64, blocks: u64);
+    /// Reads the absent blocks of `[block, block+blocks)` (clipped to the
+    /// array) into the cache as prefetched blocks, as **one** array read
+    /// from the first absent block to the last (cached blocks between them
+    /// are read again and dropped: the head passes over them anyway). A
+    /// range touching the current access's unsent demand read joins it.
+    /// Returns the blocks brought in (fewer when no room could be made).
+    fn prefetch(&mut self, block: u64, blocks: u64) -> u64;
+    /// Tags a cached block as a trigger (no-op when absent).
+    fn set_tag(&mut self, block: u64);
+    /// Whether `block` is cached and tagged; clears the tag.
+    fn take_tag(&mut self, block: u64) -> bool;
+    /// Gives a cached block one second chance: if it reaches the LRU end
+    /// unread, it moves to the MRU end instead of leaving, and the policy
+    /// hears of it ([`BlockPrefetch::on_second_chance`]).
+    fn give_second_chance(&mut self, block: u64);
 }
 
-/// A block-level prefetching policy.
+/// A block-level prefetching policy (see the module doc for when each hook
+/// is called).
 pub trait BlockPrefetch {
+    /// A logical read, after its demand blocks got slots and before they
+    /// are read.
     fn on_access(&mut self, ctx: &mut dyn BlockContext, access: BlockAccess);
-    /// A block was evicted; `unused_prefetch` when it was prefetched and never read.
-    fn on_evict(&mut self, _block: u64, _unused_prefetch: bool) {}
+    /// A block left the cache; `unused_prefetch` when it was prefetched and
+    /// never read. (A block may be back in the cache by the time the policy
+    /// hears of it: `ctx` says.)
+    fn on_evict(&mut self, _ctx: &mut dyn BlockContext, _block: u64, _unused_prefetch: bool) {}
+    /// A block given a second chance reached the LRU end unread and moved
+    /// to the MRU end.
+    fn on_second_chance(&mut self, _ctx: &mut dyn BlockContext, _block: u64) {}
+    /// An array read holding prefetched blocks `[block, block+blocks)`
+    /// completed; `waited` when a read found its blocks in flight and waited.
+    fn on_complete(&mut self, _ctx: &mut dyn BlockContext, _block: u64, _blocks: u64, _waited: bool) {}
+    /// Whether the array cache keeps sequential detection for it.
+    fn uses_sequential_detection(&self) -> bool {
+        false
+    }
+    /// The policy's own counters, a JSON object (`{}` when it has none).
+    fn state_json(&self) -> serde_json::Value {
+        serde_json::json!({})
+    }
 }
 
-/// The policy `policy` names; Linux readahead at the array is not a
-/// [`BlockPrefetch`] (it runs the readahead policies of
-/// [`crate::policy::readahead`] over array blocks, in the engine's trace
-/// replay), so it prefetches nothing here.
-pub fn build(policy: BlockPrefetchPolicy) -> Box<dyn BlockPrefetch> {
-    match policy {
+/// The policy `cfg.prefetch` names, for an array of `geometry` (the
+/// configuration is checked: a strip scheme has a striped array); Linux
+/// readahead at the array is not a [`BlockPrefetch`] (it runs the readahead
+/// policies of [`crate::policy::readahead`] over array blocks, in the
+/// engine's trace replay), so it prefetches nothing here.
+pub fn build(cfg: &ArrayCacheConfig, geometry: Geometry) -> Box<dyn BlockPrefetch> {
+    let p = cfg.p as u64;
+    match cfg.prefetch {
         BlockPrefetchPolicy::None | BlockPrefetchPolicy::Linux => Box::new(NoBlockPrefetch),
-        BlockPrefetchPolicy::Obl => Box::new(BlockObl),
+        BlockPrefetchPolicy::Obl => Box::new(BlockObl::default()),
+        BlockPrefetchPolicy::Fs => Box::new(FixedSync::new(p)),
+        BlockPrefetchPolicy::Fa => Box::new(FixedAsync::new(p, cfg.trigger_g() as u64)),
+        BlockPrefetchPolicy::AsLinear => Box::new(AdaptiveSync::new(Growth::Linear, cfg.max_degree as u64)),
+        BlockPrefetchPolicy::AsExp => Box::new(AdaptiveSync::new(Growth::Exp, cfg.max_degree as u64)),
+        BlockPrefetchPolicy::Amp => Box::new(Amp::new(cfg.amp.apt as u64, cfg.max_degree as u64)),
+        BlockPrefetchPolicy::Sp => Box::new(StripPrefetch::new(geometry)),
+        BlockPrefetchPolicy::Lsp => Box::new(Lsp::new(&cfg.lsp, geometry)),
     }
+}
+
+/// The cache-only mode's geometry: the configured array counted in cache
+/// blocks (`array_cache.block`), any block addressable. The configuration
+/// is checked (a strip holds whole cache blocks).
+pub fn cache_only_geometry(cfg: &Config) -> Geometry {
+    let block_bytes = cfg.array_cache.block.0.max(1);
+    let strip_blocks = (cfg.array.strip.0 / block_bytes).max(1);
+    let layout = ArrayLayout::new(cfg.array.layout, cfg.array.disks, strip_blocks, u64::MAX / 4)
+        .expect("the configuration was checked");
+    Geometry::new(layout, block_bytes, u64::MAX)
 }

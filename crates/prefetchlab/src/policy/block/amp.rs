@@ -1,0 +1,297 @@
+//! AMP, adaptive multi-stream prefetching (Gill & Bathen, FAST 2007;
+//! algorithms.md §7.2, decisions.md 6–6d), in the array cache's single LRU.
+//!
+//! Each *prefetched set* (the blocks one prefetch read) carries the degree
+//! `p` and trigger distance `g` of its stream on its **last block** — no
+//! per-stream table, so any number of streams is tracked:
+//! * a **sequential miss** on `x` (the array cache's detection, `x − 1`
+//!   cached) reads the request and `p` more blocks in one read, `p` taken
+//!   from the set ending at `x − 1` (the read size when `x − 1` ends no set);
+//! * when `p > apt` (asynchronous prefetching on, `array_cache.amp.apt`,
+//!   4) the block `last − g` of the new set is tagged, `g` starting at
+//!   `apt / 2`; a **hit on a tag** reads the next `p` blocks after the set's
+//!   last cached block, a new set inheriting `p` and `g`;
+//! * a **hit on the last block of a set** not marked *old* raises the
+//!   stream's `p` by the read size (up to `array_cache.max_degree`, 256);
+//! * the last block of a set gets one **second chance**: reaching the LRU
+//!   end unread it moves to the MRU end, is marked old, and the stream's
+//!   `p` drops by 1 (at least 1) and `g` to `max(0, min(g − 1, p − 1))`
+//!   (decisions.md 6b, 6c);
+//! * when a read completes and a request was **already waiting** for it
+//!   (`readWaiting`) the prefetch came too late: `g += 1`, `g ≤ p − 1`.
+//!   Timed runs only: the cache-only mode has no clock, so there `g` only
+//!   falls (as in the third-party code algorithms.md §7.2 cites).
+//!
+//! "The stream's p" is the newest set's: a set continued by a later one
+//! records the later one's last block, and the changes go to the end of
+//! that chain.
+
+use super::sets::{degree_histogram, read_ahead, read_with_demand};
+use super::{BlockAccess, BlockContext, BlockPrefetch};
+use rustc_hash::FxHashMap;
+
+/// No block.
+const NO_SET: u64 = u64::MAX;
+/// The longest chain of sets followed to a stream's newest (a stream has a
+/// few sets in the cache; the bound only keeps a pathological trace cheap).
+const MAX_CHAIN: usize = 64;
+
+/// What the last block of a prefetched set carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct SetMeta {
+    p: u32,
+    g: u32,
+    /// The second chance was used.
+    old: bool,
+    /// The last block of the set that continued this one, or `NO_SET`.
+    next: u64,
+}
+
+/// Counters for the state report.
+#[derive(Debug, Clone, Copy, Default)]
+struct Counters {
+    sync_reads: u64,
+    async_reads: u64,
+    p_increments: u64,
+    p_decrements: u64,
+    g_increments: u64,
+    g_decrements: u64,
+}
+
+/// AMP.
+pub struct Amp {
+    apt: u32,
+    max_degree: u32,
+    /// By the last block of each prefetched set.
+    sets: FxHashMap<u64, SetMeta>,
+    /// Tagged block → the last block of its set.
+    triggers: FxHashMap<u64, u64>,
+    n: Counters,
+}
+
+impl Amp {
+    pub fn new(apt: u64, max_degree: u64) -> Amp {
+        Amp {
+            apt: apt.min(u32::MAX as u64) as u32,
+            max_degree: max_degree.min(u32::MAX as u64) as u32,
+            sets: FxHashMap::default(),
+            triggers: FxHashMap::default(),
+            n: Counters::default(),
+        }
+    }
+
+    /// The last block of the newest set of the stream whose set ends at `last`.
+    fn newest(&self, mut last: u64) -> u64 {
+        for _ in 0..MAX_CHAIN {
+            match self.sets.get(&last) {
+                Some(m) if m.next != NO_SET && self.sets.contains_key(&m.next) => last = m.next,
+                _ => break,
+            }
+        }
+        last
+    }
+
+    /// Records a set just read, ending at `last`, with the stream's `p` and
+    /// `g`: tags its trigger when asynchronous prefetching is on, gives its
+    /// last block a second chance, and links the set it continues.
+    fn new_set(&mut self, ctx: &mut dyn BlockContext, last: u64, p: u32, g: u32, continues: Option<u64>) {
+        // g only matters once asynchronous prefetching is on: kept as it
+        // started (apt / 2) until then, and below p after
+        let g = if p > self.apt { g.min(p - 1) } else { g };
+        self.sets.insert(last, SetMeta { p, g, old: false, next: NO_SET });
+        if let Some(prev) = continues.and_then(|c| self.sets.get_mut(&c)) {
+            prev.next = last;
+        }
+        if p > self.apt {
+            let trigger = last - (g as u64).min(last);
+            ctx.set_tag(trigger);
+            self.triggers.insert(trigger, last);
+        }
+        ctx.give_second_chance(last);
+    }
+}
+
+impl BlockPrefetch for Amp {
+    fn on_access(&mut self, ctx: &mut dyn BlockContext, a: BlockAccess) {
+        let readsize = a.blocks.min(u32::MAX as u64) as u32;
+        for b in a.block..a.end() {
+            // a hit on a trigger: the next set, asynchronously
+            if let Some(last) = self.triggers.remove(&b) {
+                if ctx.take_tag(b) {
+                    if let Some(&m) = self.sets.get(&last) {
+                        self.n.async_reads += 1;
+                        if let Some(new_last) = read_ahead(ctx, last, m.p as u64) {
+                            self.new_set(ctx, new_last, m.p, m.g, Some(last));
+                        }
+                    }
+                }
+            }
+            // a hit on the last block of a set, not old: p grows
+            if !(a.first_miss..a.miss_end).contains(&b) {
+                if let Some(m) = self.sets.get(&b) {
+                    if !m.old {
+                        let cur = self.newest(b);
+                        let m = self.sets.get_mut(&cur).expect("newest is a set");
+                        let grown = (m.p.saturating_add(readsize)).min(self.max_degree);
+                        if grown > m.p {
+                            m.p = grown;
+                            self.n.p_increments += 1;
+                        }
+                    }
+                }
+            }
+        }
+        if !a.hit && a.sequential {
+            let prev = a.first_miss - 1; // sequential: x − 1 is cached, so x > 0
+            let (p, g, continues) = match self.sets.get(&prev) {
+                Some(_) => {
+                    let cur = self.newest(prev);
+                    let m = self.sets[&cur];
+                    (m.p, m.g, Some(cur))
+                }
+                None => (readsize.min(self.max_degree).max(1), self.apt / 2, None),
+            };
+            self.n.sync_reads += 1;
+            if let Some(last) = read_with_demand(ctx, &a, p as u64) {
+                self.new_set(ctx, last, p, g, continues);
+            }
+        }
+    }
+
+    fn on_second_chance(&mut self, _ctx: &mut dyn BlockContext, block: u64) {
+        let Some(m) = self.sets.get_mut(&block) else { return };
+        m.old = true;
+        let cur = self.newest(block);
+        let m = self.sets.get_mut(&cur).expect("newest is a set");
+        if m.p > 1 {
+            m.p -= 1;
+            self.n.p_decrements += 1;
+        }
+        let g = m.g.saturating_sub(1).min(m.p - 1);
+        self.n.g_decrements += (g < m.g) as u64;
+        m.g = g;
+    }
+
+    fn on_complete(&mut self, _ctx: &mut dyn BlockContext, block: u64, blocks: u64, waited: bool) {
+        if !waited || blocks == 0 {
+            return;
+        }
+        let last = block + blocks - 1;
+        if self.sets.contains_key(&last) {
+            let cur = self.newest(last);
+            let m = self.sets.get_mut(&cur).expect("newest is a set");
+            if m.g + 1 < m.p {
+                m.g += 1;
+                self.n.g_increments += 1;
+            }
+        }
+    }
+
+    fn on_evict(&mut self, ctx: &mut dyn BlockContext, block: u64, _unused: bool) {
+        if !ctx.is_cached(block) {
+            self.sets.remove(&block);
+            self.triggers.remove(&block);
+        }
+    }
+
+    fn uses_sequential_detection(&self) -> bool {
+        true
+    }
+
+    fn state_json(&self) -> serde_json::Value {
+        let n = self.sets.len() as f64;
+        let mean = |f: fn(&SetMeta) -> u32| {
+            if n > 0.0 {
+                self.sets.values().map(|m| f(m) as f64).sum::<f64>() / n
+            } else {
+                0.0
+            }
+        };
+        serde_json::json!({
+            "sets": self.sets.len(),
+            "p_mean_blocks": mean(|m| m.p),
+            "p_max_blocks": self.sets.values().map(|m| m.p).max().unwrap_or(0),
+            "g_mean_blocks": mean(|m| m.g),
+            "p_histogram": degree_histogram(self.sets.values().map(|m| m.p as u64)),
+            "g_histogram": degree_histogram(self.sets.values().map(|m| m.g as u64 + 1)),
+            "sync_prefetches": self.n.sync_reads,
+            "async_prefetches": self.n.async_reads,
+            "p_increments": self.n.p_increments,
+            "p_decrements": self.n.p_decrements,
+            "g_increments": self.n.g_increments,
+            "g_decrements": self.n.g_decrements,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policy::block::sets::double::Cache;
+
+    fn read(amp: &mut Amp, c: &mut Cache, block: u64) {
+        let a = c.demand(0, block, 2);
+        amp.on_access(c, a);
+    }
+
+    #[test]
+    fn p_rises_by_the_read_size_on_a_hit_on_a_sets_last_block() {
+        let mut c = Cache::new();
+        let mut amp = Amp::new(4, 256);
+        read(&mut amp, &mut c, 0); // isolated
+        read(&mut amp, &mut c, 2); // sequential: p = readsize 2, reads 4..=5
+        assert_eq!(c.reads, vec![(4, 2)]);
+        assert_eq!(amp.sets[&5].p, 2);
+        assert_eq!(c.chances.iter().copied().collect::<Vec<_>>(), vec![5]);
+        read(&mut amp, &mut c, 4); // hit on 5, the set's last block: p 2 → 4
+        assert_eq!(amp.sets[&5].p, 4);
+        read(&mut amp, &mut c, 6); // miss: p 4 from 5's set, reads 8..=11; p = apt: no tag
+        assert_eq!(c.reads[1], (8, 4));
+        assert!(c.tags.is_empty());
+        read(&mut amp, &mut c, 8);
+        read(&mut amp, &mut c, 10); // hit on 11: p 4 → 6
+        read(&mut amp, &mut c, 12); // p 6 > apt: reads 14..=19, trigger 19 − 2
+        assert_eq!(c.reads[2], (14, 6));
+        assert_eq!(c.tags.iter().copied().collect::<Vec<_>>(), vec![17]);
+        read(&mut amp, &mut c, 14);
+        read(&mut amp, &mut c, 16); // the trigger: the next 6 blocks, 20..=25, asynchronously
+        assert_eq!(c.reads[3], (20, 6));
+        assert_eq!(amp.sets[&25], SetMeta { p: 6, g: 2, old: false, next: NO_SET });
+        assert_eq!(amp.sets[&19].next, 25);
+        read(&mut amp, &mut c, 18); // hit on 19: the stream's p (the newest set's) 6 → 8
+        assert_eq!((amp.sets[&25].p, amp.sets[&19].p), (8, 6));
+    }
+
+    #[test]
+    fn p_falls_by_one_on_the_second_chance_of_an_unused_last_block() {
+        let mut c = Cache::new();
+        let mut amp = Amp::new(4, 256);
+        amp.sets.insert(99, SetMeta { p: 8, g: 3, old: false, next: NO_SET });
+        amp.on_second_chance(&mut c, 99);
+        assert_eq!(amp.sets[&99], SetMeta { p: 7, g: 2, old: true, next: NO_SET });
+        // an old last block no longer makes p grow
+        c.cached.extend(90..100);
+        let a = c.demand(0, 98, 2);
+        amp.on_access(&mut c, a);
+        assert_eq!(amp.sets[&99].p, 7);
+        // g stays below p
+        amp.sets.insert(50, SetMeta { p: 2, g: 1, old: false, next: NO_SET });
+        amp.on_second_chance(&mut c, 50);
+        assert_eq!(amp.sets[&50], SetMeta { p: 1, g: 0, old: true, next: NO_SET });
+        amp.on_second_chance(&mut c, 50);
+        assert_eq!(amp.sets[&50].p, 1, "p stays at least 1");
+    }
+
+    #[test]
+    fn g_rises_when_a_read_was_waiting_for_a_completed_set() {
+        let mut c = Cache::new();
+        let mut amp = Amp::new(4, 256);
+        amp.sets.insert(25, SetMeta { p: 6, g: 2, old: false, next: NO_SET });
+        amp.on_complete(&mut c, 20, 6, false);
+        assert_eq!(amp.sets[&25].g, 2);
+        for _ in 0..10 {
+            amp.on_complete(&mut c, 20, 6, true);
+        }
+        assert_eq!(amp.sets[&25].g, 5, "g ≤ p − 1");
+    }
+}

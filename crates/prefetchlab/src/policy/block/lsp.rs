@@ -1,0 +1,335 @@
+//! LSP, locality-aware strip prefetching (Shi & Feng, J. Computers 7(6),
+//! 2012; algorithms.md §6, decisions.md 7–7c): SP only inside *hot areas*
+//! found from the short-term history of requests.
+//!
+//! * A request whose start falls inside an area (and not in one of its
+//!   holes, decisions.md 7b) reads the whole strip(s) it touches, with the
+//!   demand read, as SP does. The first access to a strip of an area
+//!   grows the area by `lsp.grow_strips` (2) strips at the end nearest
+//!   that strip (decisions.md 7).
+//! * Other requests go to the window; when it holds `lsp.window` (50)
+//!   requests they are clustered — single linkage over the sorted start
+//!   addresses, `lsp.gap` (128 KiB) apart at most; a cluster needs two
+//!   requests (decisions.md 7c) — and each cluster with units `N_1 … N_L`
+//!   becomes the area `[N_1 − (N_L − N_1)/2, N_L + (N_L − N_1)/2]` (bytes,
+//!   both ends inside). The window is emptied.
+//! * Areas are kept sorted by start; one closer than `lsp.gap` to its
+//!   neighbour merges with it.
+//! * A block evicted prefetched and never read makes its strip a *hole* of
+//!   the area holding it; a run of holes of `lsp.hole` (256 KiB) or more
+//!   splits the area there.
+//!
+//! Areas are in bytes (the paper's units); growth, holes and splits in strips.
+
+use super::{BlockAccess, BlockContext, BlockPrefetch, Geometry};
+use crate::config::LspConfig;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Areas listed in the state report, at most.
+const REPORTED_AREAS: usize = 32;
+
+/// A hot area (its start is its key in the sorted map).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct Area {
+    /// Last byte inside.
+    end: u64,
+    /// Strips evicted unread (holes).
+    holes: BTreeSet<u64>,
+    /// Strips accessed since the area was made.
+    accessed: BTreeSet<u64>,
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+struct Counters {
+    clusterings: u64,
+    areas_created: u64,
+    merges: u64,
+    splits: u64,
+    grows: u64,
+    holes_made: u64,
+    requests_in_areas: u64,
+    strip_reads: u64,
+}
+
+/// LSP.
+pub struct Lsp {
+    geometry: Geometry,
+    strip_bytes: u64,
+    window_requests: usize,
+    gap_bytes: u64,
+    hole_bytes: u64,
+    grow_bytes: u64,
+    /// Start bytes of the recent requests outside every area.
+    window: Vec<u64>,
+    /// Hot areas by start byte.
+    areas: BTreeMap<u64, Area>,
+    n: Counters,
+}
+
+impl Lsp {
+    pub fn new(cfg: &LspConfig, geometry: Geometry) -> Lsp {
+        let strip_bytes = geometry.strip_blocks() * geometry.block_bytes;
+        Lsp {
+            strip_bytes,
+            window_requests: cfg.window.max(1) as usize,
+            gap_bytes: cfg.gap.0,
+            hole_bytes: cfg.hole.0,
+            grow_bytes: cfg.grow_strips as u64 * strip_bytes,
+            window: Vec::with_capacity(cfg.window as usize),
+            areas: BTreeMap::new(),
+            n: Counters::default(),
+            geometry,
+        }
+    }
+
+    /// The start of the area holding byte `x`.
+    fn area_at(&self, x: u64) -> Option<u64> {
+        self.areas.range(..=x).next_back().filter(|(_, a)| a.end >= x).map(|(&s, _)| s)
+    }
+
+    /// Clusters the window into areas and empties it.
+    fn cluster(&mut self) {
+        self.n.clusterings += 1;
+        let mut w = std::mem::take(&mut self.window);
+        w.sort_unstable();
+        let mut i = 0;
+        while i < w.len() {
+            let mut j = i + 1;
+            while j < w.len() && w[j] - w[j - 1] <= self.gap_bytes {
+                j += 1;
+            }
+            if j - i >= 2 {
+                let (n1, nl) = (w[i], w[j - 1]);
+                let half = (nl - n1) / 2;
+                self.n.areas_created += 1;
+                self.insert(n1.saturating_sub(half), nl.saturating_add(half), Area::default());
+            }
+            i = j;
+        }
+        w.clear();
+        self.window = w;
+    }
+
+    /// Puts the area `[start, end]` in, merged with every neighbour closer
+    /// than the gap. Returns its start after merging.
+    fn insert(&mut self, mut start: u64, end: u64, mut area: Area) -> u64 {
+        area.end = end;
+        // the predecessor: the last area starting at or before `start`
+        if let Some((&ps, p)) = self.areas.range(..=start).next_back() {
+            if p.end.saturating_add(self.gap_bytes) > start {
+                let p = self.areas.remove(&ps).expect("found");
+                self.n.merges += 1;
+                area = merged(p, area);
+                start = ps;
+            }
+        }
+        // successors starting before the area's end plus the gap
+        while let Some((&ss, _)) =
+            self.areas.range(start..).next().filter(|(&ss, _)| ss < area.end.saturating_add(self.gap_bytes))
+        {
+            let s = self.areas.remove(&ss).expect("found");
+            self.n.merges += 1;
+            area = merged(area, s);
+        }
+        self.areas.insert(start, area);
+        start
+    }
+
+    /// The first access to `strip` of the area at `start`: grows it by
+    /// `grow_strips` at the end nearer the strip.
+    fn grow(&mut self, start: u64, strip: u64) {
+        self.n.grows += 1;
+        let mut area = self.areas.remove(&start).expect("the area");
+        let centre = strip * self.strip_bytes + self.strip_bytes / 2;
+        let mid = start + (area.end - start) / 2;
+        let (start, end) = if centre >= mid {
+            (start, area.end.saturating_add(self.grow_bytes))
+        } else {
+            (start.saturating_sub(self.grow_bytes), area.end)
+        };
+        area.end = end;
+        self.insert(start, end, area);
+    }
+
+    /// Strip `s` of the area at `start` became a hole: a run of holes of
+    /// `lsp.hole` bytes or more splits the area there.
+    fn hole(&mut self, start: u64, s: u64) {
+        let area = self.areas.get_mut(&start).expect("the area");
+        if !area.holes.insert(s) {
+            return;
+        }
+        self.n.holes_made += 1;
+        let (mut lo, mut hi) = (s, s);
+        while lo > 0 && area.holes.contains(&(lo - 1)) {
+            lo -= 1;
+        }
+        while area.holes.contains(&(hi + 1)) {
+            hi += 1;
+        }
+        if (hi - lo + 1) * self.strip_bytes < self.hole_bytes {
+            return;
+        }
+        self.n.splits += 1;
+        let area = self.areas.remove(&start).expect("the area");
+        let (cut_start, cut_end) = (lo * self.strip_bytes, (hi + 1) * self.strip_bytes);
+        let part = |keep: &dyn Fn(u64) -> bool, end: u64| Area {
+            end,
+            holes: area.holes.iter().copied().filter(|&h| keep(h)).collect(),
+            accessed: area.accessed.iter().copied().filter(|&h| keep(h)).collect(),
+        };
+        if cut_start > start {
+            self.areas.insert(start, part(&|h| h < lo, cut_start - 1));
+        }
+        if cut_end <= area.end {
+            self.areas.insert(cut_end, part(&|h| h > hi, area.end));
+        }
+    }
+}
+
+/// Two areas as one: the union of their extents, holes and accessed strips.
+fn merged(mut a: Area, b: Area) -> Area {
+    a.end = a.end.max(b.end);
+    a.holes.extend(b.holes);
+    a.accessed.extend(b.accessed);
+    a
+}
+
+impl BlockPrefetch for Lsp {
+    fn on_access(&mut self, ctx: &mut dyn BlockContext, a: BlockAccess) {
+        let x = a.block * self.geometry.block_bytes;
+        let first = self.geometry.strip_of(a.block);
+        let inside = self.area_at(x).filter(|s| !self.areas[s].holes.contains(&first));
+        if inside.is_none() {
+            self.window.push(x);
+            if self.window.len() >= self.window_requests {
+                self.cluster();
+            }
+            return;
+        }
+        self.n.requests_in_areas += 1;
+        let sb = self.geometry.strip_blocks();
+        for s in first..=self.geometry.strip_of(a.end() - 1) {
+            if ctx.prefetch(s * sb, sb) > 0 {
+                self.n.strip_reads += 1;
+            }
+            // the area may have moved (grown, merged): find it again
+            if let Some(start) = self.area_at(x) {
+                if self.areas.get_mut(&start).expect("found").accessed.insert(s) {
+                    self.grow(start, s);
+                }
+            }
+        }
+    }
+
+    fn on_evict(&mut self, ctx: &mut dyn BlockContext, block: u64, unused_prefetch: bool) {
+        if !unused_prefetch || ctx.is_cached(block) {
+            return;
+        }
+        let s = self.geometry.strip_of(block);
+        let x = s * self.strip_bytes;
+        let start = self.area_at(x).or_else(|| {
+            self.areas.range(x..x + self.strip_bytes).next().map(|(&s, _)| s) // an area starting inside the strip
+        });
+        if let Some(start) = start {
+            self.hole(start, s);
+        }
+    }
+
+    fn state_json(&self) -> serde_json::Value {
+        let holes: usize = self.areas.values().map(|a| a.holes.len()).sum();
+        let extent: u64 = self.areas.iter().map(|(s, a)| a.end - s + 1).sum();
+        let listed: Vec<[u64; 2]> =
+            self.areas.iter().take(REPORTED_AREAS).map(|(&s, a)| [s, a.end]).collect();
+        serde_json::json!({
+            "areas": self.areas.len(),
+            "holes": holes,
+            "area_bytes": extent.saturating_sub(holes as u64 * self.strip_bytes),
+            "area_list_bytes": listed,
+            "window_requests": self.window.len(),
+            "clusterings": self.n.clusterings,
+            "areas_created": self.n.areas_created,
+            "merges": self.n.merges,
+            "splits": self.n.splits,
+            "grows": self.n.grows,
+            "holes_made": self.n.holes_made,
+            "requests_in_areas": self.n.requests_in_areas,
+            "strip_prefetches": self.n.strip_reads,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::array::layout::ArrayLayout;
+    use crate::config::Layout;
+    use crate::policy::block::sets::double::Cache;
+
+    const KIB: u64 = 1024;
+
+    fn lsp(window: u32) -> Lsp {
+        // 64 KiB strips of 4 KiB blocks
+        let g = Geometry::new(ArrayLayout::new(Layout::Raid5, 5, 16, 1 << 20).unwrap(), 4096, u64::MAX);
+        Lsp::new(&LspConfig { window, ..LspConfig::default() }, g)
+    }
+
+    #[test]
+    fn three_close_units_make_the_area_70_to_190_kib() {
+        let mut l = lsp(3);
+        let mut c = Cache::new();
+        for kib in [100, 120, 160] {
+            let a = c.demand(0, kib * KIB / 4096, 1);
+            l.on_access(&mut c, a);
+        }
+        assert_eq!(l.areas.iter().map(|(&s, a)| (s / KIB, a.end / KIB)).collect::<Vec<_>>(), vec![(70, 190)]);
+        assert!(l.window.is_empty(), "the window is emptied");
+        assert!(c.reads.is_empty(), "nothing is prefetched outside an area");
+    }
+
+    #[test]
+    fn areas_closer_than_the_gap_merge_and_far_ones_do_not() {
+        let mut l = lsp(50);
+        l.insert(0, 200 * KIB - 1, Area::default());
+        l.insert(300 * KIB, 500 * KIB - 1, Area::default());
+        assert_eq!(l.areas.len(), 1, "100 KiB apart: merged");
+        assert_eq!(l.areas[&0].end, 500 * KIB - 1);
+        l.insert(700 * KIB, 800 * KIB, Area::default());
+        assert_eq!(l.areas.len(), 2, "200 KiB apart: two areas");
+    }
+
+    #[test]
+    fn unused_strips_make_holes_and_a_256_kib_hole_splits_the_area() {
+        let mut l = lsp(50);
+        let mut c = Cache::new();
+        l.insert(0, 1024 * KIB - 1, Area::default()); // strips 0..16
+        for s in [4, 5, 6] {
+            l.on_evict(&mut c, s * 16 + 3, true);
+        }
+        l.on_evict(&mut c, 9 * 16, false); // a used block makes no hole
+        assert_eq!(l.areas.len(), 1);
+        assert_eq!(l.areas[&0].holes.iter().copied().collect::<Vec<_>>(), vec![4, 5, 6]);
+        l.on_evict(&mut c, 7 * 16, true); // strips 4..=7: 256 KiB
+        let areas: Vec<_> =
+            l.areas.iter().map(|(&s, a)| (s / KIB, (a.end + 1) / KIB, a.holes.len())).collect();
+        assert_eq!(areas, vec![(0, 256, 0), (512, 1024, 0)]);
+    }
+
+    #[test]
+    fn a_request_in_an_area_reads_its_strip_and_grows_the_area() {
+        let mut l = lsp(50);
+        let mut c = Cache::new();
+        l.insert(0, 1024 * KIB - 1, Area::default());
+        let a = c.demand(0, 16 * 14 + 2, 2); // strip 14, in the upper half
+        l.on_access(&mut c, a);
+        assert_eq!(c.reads, vec![(224, 16)]);
+        assert_eq!(l.areas[&0].end, (1024 + 128) * KIB - 1, "grown by 2 strips at the end");
+        let a = c.demand(0, 16 * 14 + 8, 2);
+        l.on_access(&mut c, a);
+        assert_eq!(l.areas[&0].end, (1024 + 128) * KIB - 1, "a strip grows its area once");
+        // a request in a hole is outside
+        l.areas.get_mut(&0).unwrap().holes.insert(3);
+        let a = c.demand(0, 16 * 3, 1);
+        l.on_access(&mut c, a);
+        assert_eq!((c.reads.len(), l.window.len()), (1, 1));
+    }
+}

@@ -1,0 +1,177 @@
+//! Golden tests of the array-cache schemes (issue 10) through the whole
+//! stack: a block trace written here (SPC, one stream) replayed in a timed
+//! run or in the cache-only mode, checked on what a user sees — the disk
+//! requests of the io_log, the prefetch counts and each scheme's own
+//! counters (`block_policy_state`). The worked examples are those of
+//! algorithms.md §2, §6 and §7 (decisions.md 6–7c).
+
+use prefetchlab::config::{BlockPrefetchPolicy, Config, Layout, Replay, RunMode, WorkloadKind};
+use prefetchlab::metrics::{IoEvent, Report};
+use serde_json::Value;
+use std::path::PathBuf;
+
+const KIB: u64 = 1024;
+
+/// Writes an SPC trace of reads `(first block, blocks)` of 4 KiB, 1 ms apart.
+fn trace(name: &str, reads: &[(u64, u64)]) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("prefetchlab-golden-block-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(format!("{name}.spc"));
+    let text: String = reads
+        .iter()
+        .enumerate()
+        .map(|(i, &(b, n))| format!("0,{},{},R,{:.3}\n", b * 8, n * 4096, i as f64 * 0.001))
+        .collect();
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// A RAID-5 of 5 disks with 64 KiB strips, an array cache of `cache_blocks`
+/// and the scheme `prefetch`, replaying `reads` one at a time.
+fn config(name: &str, reads: &[(u64, u64)], prefetch: BlockPrefetchPolicy, cache_blocks: u64) -> Config {
+    let mut c = Config::default();
+    c.array.layout = Layout::Raid5;
+    c.array.disks = 5;
+    c.array.strip.0 = 64 * KIB;
+    c.array_cache.size.0 = cache_blocks * 4096;
+    c.array_cache.prefetch = prefetch;
+    c.workload.kind = WorkloadKind::Trace;
+    c.workload.path = trace(name, reads).display().to_string();
+    c.workload.format = "spc".into();
+    c.workload.replay = Replay::Closed;
+    c
+}
+
+fn run(c: &Config) -> Report {
+    prefetchlab::simulate(c).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn cache_only(mut c: Config) -> Report {
+    c.run.mode = RunMode::CacheOnly;
+    run(&c)
+}
+
+fn state(r: &Report) -> Value {
+    serde_json::from_str(&r.metrics.block_policy_state).unwrap()
+}
+
+/// `(array block, sectors)` of each disk read dispatched, in order.
+fn disk_reads(c: &Config) -> Vec<(i64, i64)> {
+    let mut c = c.clone();
+    c.output.io_log = true;
+    let r = run(&c);
+    let log = r.io_log.expect("io_log");
+    log.rows_of(IoEvent::DiskDispatch).map(|i| (log.array_block[i], log.sectors[i])).collect()
+}
+
+#[test]
+fn sp_reads_the_strip_with_the_demand_as_one_disk_request_per_strip() {
+    // one 8 KiB read in strip 1 (blocks 16..32), then one across strips 3 and 4
+    let c = config("sp", &[(20, 2), (62, 4)], BlockPrefetchPolicy::Sp, 1024);
+    assert_eq!(disk_reads(&c), vec![(16, 128), (48, 128), (64, 128)]);
+    let r = run(&c);
+    // 2 + 4 demand blocks; the rest of the three strips prefetched
+    assert_eq!((r.metrics.misses, r.metrics.prefetched_blocks), (6, 3 * 16 - 6));
+    assert_eq!(state(&r)["strip_prefetches"], 3);
+    // without SP each read is what it asks for, split at the strip boundary
+    let none = config("sp-none", &[(20, 2), (62, 4)], BlockPrefetchPolicy::None, 1024);
+    assert_eq!(disk_reads(&none), vec![(20, 16), (62, 16), (64, 16)]);
+}
+
+#[test]
+fn obl_does_nothing_on_an_isolated_miss_and_one_block_on_a_sequential_one() {
+    let c = config("obl", &[(10, 1), (11, 1), (12, 1), (40, 1)], BlockPrefetchPolicy::Obl, 1024);
+    // 10: isolated; 11: sequential, read with 12 as one request; 12: a hit; 40: isolated
+    assert_eq!(disk_reads(&c), vec![(10, 8), (11, 16), (40, 8)]);
+    for r in [run(&c), cache_only(c.clone())] {
+        let m = &r.metrics;
+        assert_eq!((m.hits, m.misses, m.prefetched_blocks, m.prefetch_used_blocks), (1, 3, 1, 1));
+    }
+}
+
+#[test]
+fn fa_8_3_reads_the_next_set_when_the_block_3_before_the_end_is_read() {
+    let reads: Vec<(u64, u64)> = (0..12).map(|i| (2 * i, 2)).collect();
+    let after = |n: usize| {
+        let mut c = config(&format!("fa{n}"), &reads[..n], BlockPrefetchPolicy::Fa, 1024);
+        c.array_cache.p = 8; // g unset: p/2 − 1 = 3
+        state(&cache_only(c))["async_prefetches"].as_u64().unwrap()
+    };
+    // the miss at block 2 reads 4..=11: its trigger is 8, read by the 5th request (8, 9)
+    assert_eq!((after(4), after(5)), (0, 1));
+    // the next set is 12..=19, its trigger 16: the 9th request
+    assert_eq!((after(8), after(9)), (1, 2));
+}
+
+#[test]
+fn amp_p_rises_on_a_hit_on_a_sets_last_block_and_falls_on_its_unused_eviction() {
+    // 0-1 isolated; 2-3 sequential: p = 2, set 4..=5; 4-5 hits the set's last block: p = 4
+    let c = config("amp-up", &[(0, 2), (2, 2), (4, 2)], BlockPrefetchPolicy::Amp, 1024);
+    let s = state(&cache_only(c.clone()));
+    assert_eq!((s["p_increments"].as_u64(), s["p_max_blocks"].as_u64()), (Some(1), Some(4)));
+    assert_eq!(state(&run(&c))["p_max_blocks"], 4, "the same in a timed run");
+
+    // the set 4..=5 is never read: in a cache of 8 blocks (5 4 3 2 1 0 from the most
+    // recent), block 5 reaches the LRU end unread at the 8th block read after it, gets
+    // its second chance, and p drops to 1
+    let mut reads = vec![(0, 2), (2, 2)];
+    reads.extend((1..=8).map(|i| (1000 * i, 1)));
+    let c = config("amp-down", &reads, BlockPrefetchPolicy::Amp, 8);
+    let s = state(&cache_only(c.clone()));
+    assert_eq!(s["p_decrements"], 1);
+    assert_eq!(s["p_histogram"], serde_json::json!({"1": 1}));
+    assert_eq!(state(&run(&c))["p_decrements"], 1, "the same in a timed run");
+}
+
+/// LSP's areas as `(start KiB, end KiB)`, both ends inside.
+fn areas(r: &Report) -> Vec<(u64, u64)> {
+    state(r)["area_list_bytes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| (a[0].as_u64().unwrap() / KIB, a[1].as_u64().unwrap() / KIB))
+        .collect()
+}
+
+fn lsp(name: &str, reads_kib: &[u64], window: u32, cache_blocks: u64) -> Config {
+    let reads: Vec<(u64, u64)> = reads_kib.iter().map(|k| (k * KIB / 4096, 1)).collect();
+    let mut c = config(name, &reads, BlockPrefetchPolicy::Lsp, cache_blocks);
+    c.array_cache.lsp.window = window;
+    c
+}
+
+#[test]
+fn lsp_makes_the_area_70_to_190_kib_from_units_100_120_160() {
+    let c = lsp("lsp-area", &[100, 120, 160], 3, 1024);
+    assert_eq!(areas(&cache_only(c.clone())), vec![(70, 190)]);
+    assert_eq!(areas(&run(&c)), vec![(70, 190)], "the same in a timed run");
+}
+
+#[test]
+fn lsp_merges_two_areas_100_kib_apart() {
+    // {100, 200} → [50, 250]; {400, 500} → [350, 550]: 100 KiB < 128 KiB apart
+    let r = cache_only(lsp("lsp-merge", &[100, 200, 400, 500], 2, 1024));
+    assert_eq!(areas(&r), vec![(50, 550)]);
+    assert_eq!(state(&r)["merges"], 1);
+    let far = cache_only(lsp("lsp-far", &[100, 200, 500, 600], 2, 1024));
+    assert_eq!(areas(&far), vec![(50, 250), (450, 650)], "200 KiB apart: two areas");
+}
+
+#[test]
+fn lsp_holes_from_unused_strips_split_an_area_at_256_kib() {
+    // {384, 448, 512, 576, 640} KiB → the area [256, 768] KiB; then one block read in
+    // each of strips 5..=8 (320..576 KiB): each reads its strip (16 blocks) and grows
+    // the area; a cache of 24 blocks evicts each strip's 15 unused blocks (the last
+    // strip's by 24 reads far away, 200 KiB apart: no cluster), so strips 5, 6, 7 and 8
+    // become holes, and a hole of 4 strips (256 KiB) splits the area
+    let mut kib = vec![384, 448, 512, 576, 640];
+    kib.extend([320, 384, 448, 512].map(|k| k + 4));
+    kib.extend((0..24).map(|i| 4000 + 200 * i));
+    let r = cache_only(lsp("lsp-split", &kib, 5, 24));
+    let s = state(&r);
+    assert_eq!(s["splits"], 1, "{s}");
+    assert_eq!(s["holes"], 0, "the run of holes is cut out: {s}");
+    let a = areas(&r);
+    assert_eq!(a.len(), 2, "{a:?}");
+    assert_eq!((a[0].1 + 1, a[1].0), (320, 576), "split at strips 5..=8: {a:?}");
+}
