@@ -7,13 +7,15 @@ A claim's ``check`` is one comparison of two arithmetic expressions::
     prod    := unary (("*" | "/" | "×") unary)*
     unary   := "-" unary | atom
     atom    := NUMBER | term | AGG "(" term ")" | "(" expr ")"
-    term    := METRIC ["[" KEY "=" VALUE ("," KEY "=" VALUE)* "]"]
+    term    := METRIC ["[" KEY "=" VALUES ("," KEY "=" VALUES)* "]"]
+    VALUES  := VALUE ("|" VALUE)*
     AGG     := mean | min | max
 
 A ``term`` is one metric (``bandwidth_mb_s``) at the runs its selector picks: each ``KEY`` is a
 dotted configuration key (``workload.streams``), each ``VALUE`` written as in an experiment
 file or a ``--set`` (``1``, ``512KiB``, ``"2.6.18"``) and compared after resolution, so
-``512KiB`` matches ``524288``. The claim's ``where`` table is added to every term's selector.
+``512KiB`` matches ``524288``; ``KEY=a|b`` picks runs with either value. The claim's ``where``
+table is added to every term's selector.
 A bare term must pick exactly one run; ``mean``/``min``/``max`` take any non-empty set. All this
 is checked before any run starts. Nothing is ever passed to ``eval``: the text is tokenized and
 parsed here, and only numbers, the four operators and the three aggregates exist.
@@ -40,6 +42,8 @@ from dataclasses import dataclass, field
 from prefetchlab._engine import PrefetchlabError
 
 Scalar = str | int | float | bool
+#: A selector's value: one, or a tuple of alternatives (``KEY=a|b``).
+Wanted = Scalar | tuple[Scalar, ...]
 
 
 class ClaimError(PrefetchlabError):
@@ -54,7 +58,7 @@ class Num:
 @dataclass
 class Term:
     metric: str
-    selector: dict[str, Scalar]
+    selector: dict[str, Wanted]
     agg: str | None = None
     #: The runs the term covers, filled in by :func:`bind`.
     run_ids: list[str] = field(default_factory=list)
@@ -175,7 +179,7 @@ class _Parser:
         kind, metric = self.take()
         if kind != "name":
             raise ClaimError(f"expected a metric name, got `{metric}`")
-        selector: dict[str, Scalar] = {}
+        selector: dict[str, Wanted] = {}
         tok = self.peek()
         if tok is not None and tok[0] == "sel":
             self.i += 1
@@ -185,7 +189,8 @@ class _Parser:
                 key, eq, raw = part.partition("=")
                 if not eq or not key.strip():
                     raise ClaimError(f"a selector is KEY=VALUE, got `{part.strip()}`")
-                selector[key.strip().strip("\"'")] = parse_value(raw)
+                options = tuple(parse_value(v) for v in raw.split("|"))
+                selector[key.strip().strip("\"'")] = options[0] if len(options) == 1 else options
         return Term(metric, selector)
 
 
@@ -248,7 +253,7 @@ def unknown_metric(name: str, metrics: list[str]) -> str:
     return f"unknown metric `{name}` ({hint})"
 
 
-Selector = Callable[[dict[str, Scalar]], list[str]]
+Selector = Callable[[dict[str, Wanted]], list[str]]
 
 
 def bind(check: Check, where: Mapping[str, Scalar], metrics: list[str], select: Selector) -> None:
@@ -262,7 +267,7 @@ def bind(check: Check, where: Mapping[str, Scalar], metrics: list[str], select: 
             raise ClaimError(unknown_metric(term.metric, metrics))
         sel = {**where, **term.selector}
         ids = select(sel)
-        shown = ", ".join(f"{k}={v}" for k, v in sel.items()) or "no selector"
+        shown = ", ".join(f"{k}={_shown(v)}" for k, v in sel.items()) or "no selector"
         if not ids:
             raise ClaimError(f"`{term.metric}` at {shown} matches no run of the sweep")
         if term.agg is None and len(ids) > 1:
@@ -271,6 +276,10 @@ def bind(check: Check, where: Mapping[str, Scalar], metrics: list[str], select: 
                 "name the other axes, or use mean(), min() or max()"
             )
         term.run_ids = ids
+
+
+def _shown(v: Wanted) -> str:
+    return "|".join(str(x) for x in v) if isinstance(v, tuple) else str(v)
 
 
 def _eval(node: Node, values: Mapping[str, Mapping[str, float]]) -> float:

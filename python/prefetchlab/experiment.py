@@ -50,6 +50,7 @@ from prefetchlab.claims import (
     ClaimError,
     Outcome,
     Scalar,
+    Wanted,
     bind,
     evaluate,
     parse_check,
@@ -167,10 +168,13 @@ class Experiment:
         """``results.duckdb`` next to the experiment file."""
         return self.path.parent / "results.duckdb"
 
-    def select(self, selector: Mapping[str, Scalar]) -> list[str]:
-        """Ids of the runs whose resolved configuration matches every key=value."""
-        canon = {k: self._canon(k, v) for k, v in selector.items()}
-        return [r.run_id for r in self.runs if all(r.flat.get(k) == v for k, v in canon.items())]
+    def select(self, selector: Mapping[str, Wanted]) -> list[str]:
+        """Ids of the runs whose resolved configuration matches every key=value (a tuple of
+        values: any of them)."""
+        canon = {
+            k: [self._canon(k, x) for x in (v if isinstance(v, tuple) else (v,))] for k, v in selector.items()
+        }
+        return [r.run_id for r in self.runs if all(r.flat.get(k) in v for k, v in canon.items())]
 
     def label(self, key: str, resolved: Any) -> str:
         """How a resolved value of ``key`` is shown: as the file wrote it when it is an axis."""
@@ -224,8 +228,9 @@ def _set(tree: dict[str, Any], key: str, value: Any) -> None:
 
 
 #: Keys naming files, read relative to the experiment file's folder when relative (so an
-#: experiment runs the same from any working directory).
-_PATH_KEYS = ("workload.path",)
+#: experiment runs the same from any working directory). ``disk.model`` names a file only
+#: when it is a path (has a ``/``); otherwise it is a preset's name.
+_PATH_KEYS = ("workload.path", "disk.model")
 
 
 def _with_paths_resolved(tree: dict[str, Any], path: Path) -> dict[str, Any]:
@@ -235,6 +240,8 @@ def _with_paths_resolved(tree: dict[str, Any], path: Path) -> dict[str, Any]:
     for key in _PATH_KEYS:
         value = flat.get(key)
         if isinstance(value, str) and value and not Path(value).is_absolute():
+            if key == "disk.model" and "/" not in value:
+                continue  # a preset
             _set(tree, key, str((path.parent / value).resolve()))
     return tree
 

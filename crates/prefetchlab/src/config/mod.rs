@@ -300,18 +300,31 @@ impl BlockPrefetchPolicy {
     }
 }
 
-/// `[array_cache.amp]` (decisions.md 6c).
+/// Which unread prefetched blocks AMP gives a second chance (and lowers
+/// `p` for) when they reach the LRU end (algorithms.md §10.6).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum SecondChance {
+    /// Only the last block of a prefetched set (the paper's text, decisions.md 6b).
+    Last,
+    /// Every block of a prefetched set (the third-party code algorithms.md §7.2 cites).
+    Any,
+}
+
+/// `[array_cache.amp]` (decisions.md 6b, 6c).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct AmpConfig {
     /// Asynchronous prefetching turns on for a stream once its `p` exceeds
     /// this many blocks; `g` then starts at `apt / 2`.
     pub apt: u32,
+    /// Which unread blocks get the second chance that lowers `p`.
+    pub second_chance: SecondChance,
 }
 
 impl Default for AmpConfig {
     fn default() -> Self {
-        AmpConfig { apt: 4 }
+        AmpConfig { apt: 4, second_chance: SecondChance::Last }
     }
 }
 
@@ -559,6 +572,10 @@ pub struct RunConfig {
     /// Stop after this much simulated time (0 = when the workload ends).
     pub duration: Duration,
     pub mode: RunMode,
+    /// A name for the run in figures and claims (a paper's name for a
+    /// scheme and its sizes: `FA_8/3`, `SEQP32`); the engine never reads it.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub label: String,
 }
 
 /// `[output]`

@@ -6,11 +6,10 @@
 //!
 //! The stream's degree is kept, as AMP keeps its own, on the last block of
 //! its latest set (no per-stream table): a sequential miss on `x` continues
-//! the set ending at `x − 1`.
+//! the set holding `x − 1`.
 
-use super::sets::{degree_histogram, read_with_demand};
+use super::sets::{degree_histogram, read_with_demand, SetIndex};
 use super::{BlockAccess, BlockContext, BlockPrefetch};
-use rustc_hash::FxHashMap;
 
 /// How the degree grows per sequential miss.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,15 +24,15 @@ pub enum Growth {
 pub struct AdaptiveSync {
     growth: Growth,
     max_degree: u64,
-    /// The degree of each set, by its last block.
-    sets: FxHashMap<u64, u64>,
+    /// The degree of each set.
+    sets: SetIndex<u64>,
     sync_reads: u64,
     reached_max: u64,
 }
 
 impl AdaptiveSync {
     pub fn new(growth: Growth, max_degree: u64) -> AdaptiveSync {
-        AdaptiveSync { growth, max_degree, sets: FxHashMap::default(), sync_reads: 0, reached_max: 0 }
+        AdaptiveSync { growth, max_degree, sets: SetIndex::default(), sync_reads: 0, reached_max: 0 }
     }
 }
 
@@ -43,7 +42,8 @@ impl BlockPrefetch for AdaptiveSync {
             return;
         }
         let readsize = a.blocks;
-        let p = match a.first_miss.checked_sub(1).and_then(|prev| self.sets.remove(&prev)) {
+        let continued = a.first_miss.checked_sub(1).and_then(|prev| self.sets.holding(prev));
+        let p = match continued.and_then(|last| self.sets.remove(last)) {
             Some(p) => match self.growth {
                 Growth::Linear => p + readsize,
                 Growth::Exp => p * 2,
@@ -54,12 +54,12 @@ impl BlockPrefetch for AdaptiveSync {
         self.reached_max += (p == self.max_degree) as u64;
         self.sync_reads += 1;
         if let Some(last) = read_with_demand(ctx, &a, p) {
-            self.sets.insert(last, p);
+            self.sets.insert(a.first_miss, last, p);
         }
     }
     fn on_evict(&mut self, ctx: &mut dyn BlockContext, block: u64, _unused: bool) {
         if !ctx.is_cached(block) {
-            self.sets.remove(&block);
+            self.sets.remove(block);
         }
     }
     fn uses_sequential_detection(&self) -> bool {
@@ -68,12 +68,13 @@ impl BlockPrefetch for AdaptiveSync {
     fn state_json(&self) -> serde_json::Value {
         let n = self.sets.len() as f64;
         let mean = if n > 0.0 { self.sets.values().sum::<u64>() as f64 / n } else { 0.0 };
+        let max = self.sets.values().copied().max().unwrap_or(0);
         serde_json::json!({
             "sync_prefetches": self.sync_reads,
             "prefetches_at_max_degree": self.reached_max,
             "sets": self.sets.len(),
             "p_mean_blocks": mean,
-            "p_max_blocks": self.sets.values().copied().max().unwrap_or(0),
+            "p_max_blocks": max,
             "p_histogram": degree_histogram(self.sets.values().copied()),
         })
     }

@@ -16,7 +16,10 @@
 //! * the last block of a set gets one **second chance**: reaching the LRU
 //!   end unread it moves to the MRU end, is marked old, and the stream's
 //!   `p` drops by 1 (at least 1) and `g` to `max(0, min(g − 1, p − 1))`
-//!   (decisions.md 6b, 6c);
+//!   (decisions.md 6b, 6c). `amp.second_chance = "any"` gives every block
+//!   of a set that second chance, each lowering `p` (the other reading of
+//!   algorithms.md §10.6, the third-party code's): the decrease then
+//!   follows the blocks wasted, not the sets late;
 //! * when a read completes and a request was **already waiting** for it
 //!   (`readWaiting`) the prefetch came too late: `g += 1`, `g ≤ p − 1`.
 //!   Timed runs only: the cache-only mode has no clock, so there `g` only
@@ -26,8 +29,9 @@
 //! records the later one's last block, and the changes go to the end of
 //! that chain.
 
-use super::sets::{degree_histogram, read_ahead, read_with_demand};
+use super::sets::{degree_histogram, read_ahead, read_with_demand, SetIndex};
 use super::{BlockAccess, BlockContext, BlockPrefetch};
+use crate::config::SecondChance;
 use rustc_hash::FxHashMap;
 
 /// No block.
@@ -62,19 +66,21 @@ struct Counters {
 pub struct Amp {
     apt: u32,
     max_degree: u32,
-    /// By the last block of each prefetched set.
-    sets: FxHashMap<u64, SetMeta>,
+    second_chance: SecondChance,
+    /// The prefetched sets, by their last block.
+    sets: SetIndex<SetMeta>,
     /// Tagged block → the last block of its set.
     triggers: FxHashMap<u64, u64>,
     n: Counters,
 }
 
 impl Amp {
-    pub fn new(apt: u64, max_degree: u64) -> Amp {
+    pub fn new(apt: u64, max_degree: u64, second_chance: SecondChance) -> Amp {
         Amp {
             apt: apt.min(u32::MAX as u64) as u32,
             max_degree: max_degree.min(u32::MAX as u64) as u32,
-            sets: FxHashMap::default(),
+            second_chance,
+            sets: SetIndex::default(),
             triggers: FxHashMap::default(),
             n: Counters::default(),
         }
@@ -83,23 +89,30 @@ impl Amp {
     /// The last block of the newest set of the stream whose set ends at `last`.
     fn newest(&self, mut last: u64) -> u64 {
         for _ in 0..MAX_CHAIN {
-            match self.sets.get(&last) {
-                Some(m) if m.next != NO_SET && self.sets.contains_key(&m.next) => last = m.next,
+            match self.sets.get(last) {
+                Some(m) if m.next != NO_SET && self.sets.get(m.next).is_some() => last = m.next,
                 _ => break,
             }
         }
         last
     }
 
-    /// Records a set just read, ending at `last`, with the stream's `p` and
+    /// Records a set just read, `[first, last]`, with the stream's `p` and
     /// `g`: tags its trigger when asynchronous prefetching is on, gives its
     /// last block a second chance, and links the set it continues.
-    fn new_set(&mut self, ctx: &mut dyn BlockContext, last: u64, p: u32, g: u32, continues: Option<u64>) {
+    fn new_set(
+        &mut self,
+        ctx: &mut dyn BlockContext,
+        (first, last): (u64, u64),
+        p: u32,
+        g: u32,
+        continues: Option<u64>,
+    ) {
         // g only matters once asynchronous prefetching is on: kept as it
         // started (apt / 2) until then, and below p after
         let g = if p > self.apt { g.min(p - 1) } else { g };
-        self.sets.insert(last, SetMeta { p, g, old: false, next: NO_SET });
-        if let Some(prev) = continues.and_then(|c| self.sets.get_mut(&c)) {
+        self.sets.insert(first, last, SetMeta { p, g, old: false, next: NO_SET });
+        if let Some(prev) = continues.and_then(|c| self.sets.get_mut(c)) {
             prev.next = last;
         }
         if p > self.apt {
@@ -107,7 +120,10 @@ impl Amp {
             ctx.set_tag(trigger);
             self.triggers.insert(trigger, last);
         }
-        ctx.give_second_chance(last);
+        match self.second_chance {
+            SecondChance::Last => ctx.give_second_chance(last),
+            SecondChance::Any => (first..=last).for_each(|b| ctx.give_second_chance(b)),
+        }
     }
 }
 
@@ -118,20 +134,20 @@ impl BlockPrefetch for Amp {
             // a hit on a trigger: the next set, asynchronously
             if let Some(last) = self.triggers.remove(&b) {
                 if ctx.take_tag(b) {
-                    if let Some(&m) = self.sets.get(&last) {
+                    if let Some(&m) = self.sets.get(last) {
                         self.n.async_reads += 1;
-                        if let Some(new_last) = read_ahead(ctx, last, m.p as u64) {
-                            self.new_set(ctx, new_last, m.p, m.g, Some(last));
+                        if let Some(set) = read_ahead(ctx, last, m.p as u64) {
+                            self.new_set(ctx, set, m.p, m.g, Some(last));
                         }
                     }
                 }
             }
             // a hit on the last block of a set, not old: p grows
             if !(a.first_miss..a.miss_end).contains(&b) {
-                if let Some(m) = self.sets.get(&b) {
+                if let Some(m) = self.sets.get(b) {
                     if !m.old {
                         let cur = self.newest(b);
-                        let m = self.sets.get_mut(&cur).expect("newest is a set");
+                        let m = self.sets.get_mut(cur).expect("newest is a set");
                         let grown = (m.p.saturating_add(readsize)).min(self.max_degree);
                         if grown > m.p {
                             m.p = grown;
@@ -142,27 +158,30 @@ impl BlockPrefetch for Amp {
             }
         }
         if !a.hit && a.sequential {
-            let prev = a.first_miss - 1; // sequential: x − 1 is cached, so x > 0
-            let (p, g, continues) = match self.sets.get(&prev) {
-                Some(_) => {
-                    let cur = self.newest(prev);
-                    let m = self.sets[&cur];
+            // sequential: x − 1 is cached, so x > 0; p from the set holding x − 1
+            let (p, g, continues) = match self.sets.holding(a.first_miss - 1) {
+                Some(last) => {
+                    let cur = self.newest(last);
+                    let m = *self.sets.get(cur).expect("newest is a set");
                     (m.p, m.g, Some(cur))
                 }
                 None => (readsize.min(self.max_degree).max(1), self.apt / 2, None),
             };
             self.n.sync_reads += 1;
             if let Some(last) = read_with_demand(ctx, &a, p as u64) {
-                self.new_set(ctx, last, p, g, continues);
+                self.new_set(ctx, (a.first_miss, last), p, g, continues);
             }
         }
     }
 
     fn on_second_chance(&mut self, _ctx: &mut dyn BlockContext, block: u64) {
-        let Some(m) = self.sets.get_mut(&block) else { return };
-        m.old = true;
-        let cur = self.newest(block);
-        let m = self.sets.get_mut(&cur).expect("newest is a set");
+        let Some(last) = self.sets.holding(block) else { return };
+        let m = self.sets.get_mut(last).expect("holding gives a set");
+        if block == last {
+            m.old = true;
+        }
+        let cur = self.newest(last);
+        let m = self.sets.get_mut(cur).expect("newest is a set");
         if m.p > 1 {
             m.p -= 1;
             self.n.p_decrements += 1;
@@ -177,9 +196,9 @@ impl BlockPrefetch for Amp {
             return;
         }
         let last = block + blocks - 1;
-        if self.sets.contains_key(&last) {
+        if self.sets.get(last).is_some() {
             let cur = self.newest(last);
-            let m = self.sets.get_mut(&cur).expect("newest is a set");
+            let m = self.sets.get_mut(cur).expect("newest is a set");
             if m.g + 1 < m.p {
                 m.g += 1;
                 self.n.g_increments += 1;
@@ -189,7 +208,7 @@ impl BlockPrefetch for Amp {
 
     fn on_evict(&mut self, ctx: &mut dyn BlockContext, block: u64, _unused: bool) {
         if !ctx.is_cached(block) {
-            self.sets.remove(&block);
+            self.sets.remove(block);
             self.triggers.remove(&block);
         }
     }
@@ -237,14 +256,14 @@ mod tests {
     #[test]
     fn p_rises_by_the_read_size_on_a_hit_on_a_sets_last_block() {
         let mut c = Cache::new();
-        let mut amp = Amp::new(4, 256);
+        let mut amp = Amp::new(4, 256, SecondChance::Last);
         read(&mut amp, &mut c, 0); // isolated
         read(&mut amp, &mut c, 2); // sequential: p = readsize 2, reads 4..=5
         assert_eq!(c.reads, vec![(4, 2)]);
-        assert_eq!(amp.sets[&5].p, 2);
+        assert_eq!(amp.sets.get(5).unwrap().p, 2);
         assert_eq!(c.chances.iter().copied().collect::<Vec<_>>(), vec![5]);
         read(&mut amp, &mut c, 4); // hit on 5, the set's last block: p 2 → 4
-        assert_eq!(amp.sets[&5].p, 4);
+        assert_eq!(amp.sets.get(5).unwrap().p, 4);
         read(&mut amp, &mut c, 6); // miss: p 4 from 5's set, reads 8..=11; p = apt: no tag
         assert_eq!(c.reads[1], (8, 4));
         assert!(c.tags.is_empty());
@@ -256,42 +275,42 @@ mod tests {
         read(&mut amp, &mut c, 14);
         read(&mut amp, &mut c, 16); // the trigger: the next 6 blocks, 20..=25, asynchronously
         assert_eq!(c.reads[3], (20, 6));
-        assert_eq!(amp.sets[&25], SetMeta { p: 6, g: 2, old: false, next: NO_SET });
-        assert_eq!(amp.sets[&19].next, 25);
+        assert_eq!(*amp.sets.get(25).unwrap(), SetMeta { p: 6, g: 2, old: false, next: NO_SET });
+        assert_eq!(amp.sets.get(19).unwrap().next, 25);
         read(&mut amp, &mut c, 18); // hit on 19: the stream's p (the newest set's) 6 → 8
-        assert_eq!((amp.sets[&25].p, amp.sets[&19].p), (8, 6));
+        assert_eq!((amp.sets.get(25).unwrap().p, amp.sets.get(19).unwrap().p), (8, 6));
     }
 
     #[test]
     fn p_falls_by_one_on_the_second_chance_of_an_unused_last_block() {
         let mut c = Cache::new();
-        let mut amp = Amp::new(4, 256);
-        amp.sets.insert(99, SetMeta { p: 8, g: 3, old: false, next: NO_SET });
+        let mut amp = Amp::new(4, 256, SecondChance::Last);
+        amp.sets.insert(92, 99, SetMeta { p: 8, g: 3, old: false, next: NO_SET });
         amp.on_second_chance(&mut c, 99);
-        assert_eq!(amp.sets[&99], SetMeta { p: 7, g: 2, old: true, next: NO_SET });
+        assert_eq!(*amp.sets.get(99).unwrap(), SetMeta { p: 7, g: 2, old: true, next: NO_SET });
         // an old last block no longer makes p grow
         c.cached.extend(90..100);
         let a = c.demand(0, 98, 2);
         amp.on_access(&mut c, a);
-        assert_eq!(amp.sets[&99].p, 7);
+        assert_eq!(amp.sets.get(99).unwrap().p, 7);
         // g stays below p
-        amp.sets.insert(50, SetMeta { p: 2, g: 1, old: false, next: NO_SET });
+        amp.sets.insert(49, 50, SetMeta { p: 2, g: 1, old: false, next: NO_SET });
         amp.on_second_chance(&mut c, 50);
-        assert_eq!(amp.sets[&50], SetMeta { p: 1, g: 0, old: true, next: NO_SET });
+        assert_eq!(*amp.sets.get(50).unwrap(), SetMeta { p: 1, g: 0, old: true, next: NO_SET });
         amp.on_second_chance(&mut c, 50);
-        assert_eq!(amp.sets[&50].p, 1, "p stays at least 1");
+        assert_eq!(amp.sets.get(50).unwrap().p, 1, "p stays at least 1");
     }
 
     #[test]
     fn g_rises_when_a_read_was_waiting_for_a_completed_set() {
         let mut c = Cache::new();
-        let mut amp = Amp::new(4, 256);
-        amp.sets.insert(25, SetMeta { p: 6, g: 2, old: false, next: NO_SET });
+        let mut amp = Amp::new(4, 256, SecondChance::Last);
+        amp.sets.insert(20, 25, SetMeta { p: 6, g: 2, old: false, next: NO_SET });
         amp.on_complete(&mut c, 20, 6, false);
-        assert_eq!(amp.sets[&25].g, 2);
+        assert_eq!(amp.sets.get(25).unwrap().g, 2);
         for _ in 0..10 {
             amp.on_complete(&mut c, 20, 6, true);
         }
-        assert_eq!(amp.sets[&25].g, 5, "g ≤ p − 1");
+        assert_eq!(amp.sets.get(25).unwrap().g, 5, "g ≤ p − 1");
     }
 }

@@ -34,7 +34,7 @@ impl BlockPrefetch for FixedAsync {
         for b in a.block..a.end() {
             if ctx.take_tag(b) {
                 self.async_reads += 1;
-                if let Some(last) = read_ahead(ctx, b + self.g, self.p) {
+                if let Some((_, last)) = read_ahead(ctx, b + self.g, self.p) {
                     self.tag(ctx, last);
                 }
             }

@@ -209,7 +209,9 @@ pub fn build(cfg: &ArrayCacheConfig, geometry: Geometry) -> Box<dyn BlockPrefetc
         BlockPrefetchPolicy::Fa => Box::new(FixedAsync::new(p, cfg.trigger_g() as u64)),
         BlockPrefetchPolicy::AsLinear => Box::new(AdaptiveSync::new(Growth::Linear, cfg.max_degree as u64)),
         BlockPrefetchPolicy::AsExp => Box::new(AdaptiveSync::new(Growth::Exp, cfg.max_degree as u64)),
-        BlockPrefetchPolicy::Amp => Box::new(Amp::new(cfg.amp.apt as u64, cfg.max_degree as u64)),
+        BlockPrefetchPolicy::Amp => {
+            Box::new(Amp::new(cfg.amp.apt as u64, cfg.max_degree as u64, cfg.amp.second_chance))
+        }
         BlockPrefetchPolicy::Sp => Box::new(StripPrefetch::new(geometry)),
         BlockPrefetchPolicy::Lsp => Box::new(Lsp::new(&cfg.lsp, geometry)),
     }

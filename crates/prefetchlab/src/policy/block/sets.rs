@@ -1,36 +1,112 @@
 //! What the sequential-set schemes share (algorithms.md §2, §7: FS, FA,
 //! AS, AMP, OBL): a *prefetched set* read with the demand on a sequential
-//! miss, the next set read ahead of a stream, and a test double of the
-//! array cache for the schemes' unit tests.
+//! miss, the next set read ahead of a stream, the index of sets by their
+//! last block, and a test double of the array cache for the schemes' unit
+//! tests.
 
 use super::{BlockAccess, BlockContext};
+use std::collections::BTreeMap;
 
-/// On a miss: reads the demand's missing blocks and the `p` blocks after
-/// the request, as one read (`[first_miss, end + p)`, §2 "synchronous
-/// prefetch"). Returns the set's last block, or `None` when nothing past
-/// the request could be read (the array's end, or no room).
-pub fn read_with_demand(ctx: &mut dyn BlockContext, a: &BlockAccess, p: u64) -> Option<u64> {
-    let end = a.end().saturating_add(p);
-    ctx.prefetch(a.first_miss, end - a.first_miss);
-    last_cached(ctx, a.end(), end)
+/// Prefetched sets `[first, last]` with what each carries (`M`), kept by
+/// their last block — where AMP keeps a stream's `p` and `g` (§7.1: "in the
+/// metadata of the last page of each prefetched set"). Every block of a set
+/// leads to it ([`SetIndex::holding`]), as every page of AMP's sets links to
+/// its set's last page; a set is forgotten when its last block leaves the
+/// cache. Sets are disjoint: a set is read where nothing is cached.
+#[derive(Debug, Clone)]
+pub struct SetIndex<M> {
+    by_last: BTreeMap<u64, (u64, M)>,
 }
 
-/// Reads the next set of a stream whose current set ends at `last`: `p`
-/// blocks from the first block after `last` that is not cached (at most
-/// `p` cached blocks are skipped), as one read (§2 "asynchronous
-/// prefetch"; AMP: "the p pages after those already cached"). Returns the
-/// new set's last block, or `None` when nothing was read.
-pub fn read_ahead(ctx: &mut dyn BlockContext, last: u64, p: u64) -> Option<u64> {
+impl<M> Default for SetIndex<M> {
+    fn default() -> Self {
+        SetIndex { by_last: BTreeMap::new() }
+    }
+}
+
+impl<M> SetIndex<M> {
+    /// Records the set `[first, last]`.
+    pub fn insert(&mut self, first: u64, last: u64, meta: M) {
+        self.by_last.insert(last, (first.min(last), meta));
+    }
+
+    /// The set whose last block is `last`.
+    #[inline]
+    pub fn get(&self, last: u64) -> Option<&M> {
+        self.by_last.get(&last).map(|(_, m)| m)
+    }
+
+    #[inline]
+    pub fn get_mut(&mut self, last: u64) -> Option<&mut M> {
+        self.by_last.get_mut(&last).map(|(_, m)| m)
+    }
+
+    /// The last block of the set holding `block`, if any.
+    #[inline]
+    pub fn holding(&self, block: u64) -> Option<u64> {
+        self.by_last.range(block..).next().filter(|(_, (first, _))| *first <= block).map(|(&last, _)| last)
+    }
+
+    /// Forgets the set whose last block is `last`.
+    pub fn remove(&mut self, last: u64) -> Option<M> {
+        self.by_last.remove(&last).map(|(_, m)| m)
+    }
+
+    pub fn len(&self) -> usize {
+        self.by_last.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.by_last.is_empty()
+    }
+
+    /// What each set carries.
+    pub fn values(&self) -> impl Iterator<Item = &M> {
+        self.by_last.values().map(|(_, m)| m)
+    }
+}
+
+/// On a miss: reads the demand's missing blocks and up to `p` blocks after
+/// the request, as one read (`[first_miss, end + p)`, §2 "synchronous
+/// prefetch"), stopping at the first cached block after the request: a set
+/// is the run of blocks one read brings in, never a stretch of another
+/// set. Returns the set's last block, or `None` when nothing past the
+/// request could be read (a cached block next, the array's end, or no
+/// room). The set is `[first_miss, last]`.
+pub fn read_with_demand(ctx: &mut dyn BlockContext, a: &BlockAccess, p: u64) -> Option<u64> {
+    let stop = absent_until(ctx, a.end(), a.end().saturating_add(p));
+    if stop == a.end() {
+        return None;
+    }
+    ctx.prefetch(a.first_miss, stop - a.first_miss);
+    last_cached(ctx, a.end(), stop)
+}
+
+/// Reads the next set of a stream whose current set ends at `last`: up to
+/// `p` blocks from the first block after `last` that is not cached (at most
+/// `p` cached blocks are skipped), up to the next cached block, as one read
+/// (§2 "asynchronous prefetch"; AMP: "the p pages after those already
+/// cached"). Returns the new set `(first, last)`, or `None` when nothing was
+/// read.
+pub fn read_ahead(ctx: &mut dyn BlockContext, last: u64, p: u64) -> Option<(u64, u64)> {
     let mut start = last.saturating_add(1);
     let limit = start.saturating_add(p);
     while start < limit && ctx.is_cached(start) {
         start += 1;
     }
-    let end = start.saturating_add(p);
-    if ctx.prefetch(start, end - start) == 0 {
+    let stop = absent_until(ctx, start, start.saturating_add(p));
+    if stop == start || ctx.prefetch(start, stop - start) == 0 {
         return None;
     }
-    last_cached(ctx, start, end)
+    last_cached(ctx, start, stop).map(|last| (start, last))
+}
+
+/// The first cached block of `[from, limit)`, or `limit`.
+fn absent_until(ctx: &dyn BlockContext, mut from: u64, limit: u64) -> u64 {
+    while from < limit && !ctx.is_cached(from) {
+        from += 1;
+    }
+    from
 }
 
 /// The last cached block of `[from, end)`, or `None`.
@@ -132,10 +208,33 @@ mod tests {
         assert_eq!(read_with_demand(&mut c, &a, 4), Some(15));
         assert_eq!(c.reads, vec![(12, 4)], "the demand blocks were read by the demand");
         c.cached.insert(16);
-        assert_eq!(read_ahead(&mut c, 15, 4), Some(20), "16 is cached: the set is 17..=20");
+        assert_eq!(read_ahead(&mut c, 15, 4), Some((17, 20)), "16 is cached: the set is 17..=20");
+        c.cached.insert(23);
+        assert_eq!(read_ahead(&mut c, 20, 4), Some((21, 22)), "a set stops at a cached block");
+        let a = c.demand(0, 24, 2);
+        assert_eq!(read_with_demand(&mut c, &a, 4), Some(29));
+        c.cached.insert(32);
+        let a = c.demand(0, 30, 2);
+        assert_eq!(read_with_demand(&mut c, &a, 4), None, "a cached block right after the request");
+        c.cached.clear();
         c.capacity = 22;
-        assert_eq!(read_ahead(&mut c, 20, 4), Some(21), "clipped at the array's end");
+        assert_eq!(read_ahead(&mut c, 20, 4), Some((21, 21)), "clipped at the array's end");
+        c.cached.insert(21);
         assert_eq!(read_ahead(&mut c, 21, 4), None);
+    }
+
+    #[test]
+    fn every_block_of_a_set_leads_to_its_last() {
+        let mut s = SetIndex::default();
+        s.insert(10, 15, 'a');
+        s.insert(20, 29, 'b');
+        assert_eq!(
+            (s.holding(9), s.holding(10), s.holding(15), s.holding(16)),
+            (None, Some(15), Some(15), None)
+        );
+        assert_eq!((s.holding(25), s.get(29)), (Some(29), Some(&'b')));
+        s.remove(15);
+        assert_eq!(s.holding(12), None, "a set is forgotten with its last block");
     }
 
     #[test]
