@@ -264,6 +264,9 @@ impl BlockContext for Ctx<'_> {
     fn give_second_chance(&mut self, block: u64) {
         self.cache.give_second_chance(block);
     }
+    fn cull(&mut self, block: u64) -> bool {
+        self.cache.cull(block)
+    }
 }
 
 #[cfg(test)]

@@ -175,3 +175,104 @@ fn lsp_holes_from_unused_strips_split_an_area_at_256_kib() {
     assert_eq!(a.len(), 2, "{a:?}");
     assert_eq!((a[0].1 + 1, a[1].0), (320, 576), "split at strips 5..=8: {a:?}");
 }
+
+/// ASP (algorithms.md §5.2, a reconstruction) with its gate deciding every
+/// `gate_interval` reads.
+fn asp(name: &str, reads: &[(u64, u64)], cache_blocks: u64, gate_interval: u32) -> Config {
+    let mut c = config(name, reads, BlockPrefetchPolicy::Asp, cache_blocks);
+    c.array_cache.asp.gate_interval = gate_interval;
+    c
+}
+
+#[test]
+fn asp_reads_whole_strips_with_the_demand_as_sp_does_on_sequential_reads() {
+    let c = asp("asp-sp", &[(20, 2), (62, 4)], 1024, 1024);
+    assert_eq!(disk_reads(&c), vec![(16, 128), (48, 128), (64, 128)], "the SP example");
+    // 4-block reads through 64 strips, a cache of half of them: the gate stays on
+    // (per strip one read against four) and ASP counts what SP counts
+    let reads: Vec<(u64, u64)> = (0..256).map(|i| (4 * i, 4)).collect();
+    let a = asp("asp-seq", &reads, 512, 64);
+    let mut sp = a.clone();
+    sp.array_cache.prefetch = BlockPrefetchPolicy::Sp;
+    for (ra, rs) in [(run(&a), run(&sp)), (cache_only(a.clone()), cache_only(sp.clone()))] {
+        let (ma, ms) = (&ra.metrics, &rs.metrics);
+        assert_eq!(
+            (ma.hits, ma.misses, ma.prefetched_blocks, ma.wasted_blocks),
+            (ms.hits, ms.misses, ms.prefetched_blocks, ms.wasted_blocks)
+        );
+        assert_eq!(ma.prefetched_blocks, 64 * 12, "each strip's 12 blocks after the first read");
+        let s = state(&ra);
+        assert_eq!(s["reconstruction"], "algorithms.md §5.2 (decisions.md 5)");
+        assert_eq!(s["strip_prefetches"], 64, "{s}");
+        assert_eq!((s["gate_on"].as_bool(), s["gate_on_intervals"].as_u64()), (Some(true), Some(4)), "{s}");
+        assert_eq!(
+            (s["gate_off_intervals"].as_u64(), s["culled_blocks"].as_u64()),
+            (Some(0), Some(0)),
+            "{s}"
+        );
+        assert_eq!(s["culling_point_blocks"], 512, "nothing asked for culling: {s}");
+    }
+}
+
+#[test]
+fn asp_turns_strip_prefetching_off_on_random_reads_and_reads_fewer_blocks_than_sp() {
+    // 1000 one-block reads spread over 4 GiB (2^20 blocks)
+    let mut x = 0x2545_f491_4f6c_dd1du64;
+    let reads: Vec<(u64, u64)> = (0..1000)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % (1 << 20), 1)
+        })
+        .collect();
+    let a = asp("asp-random", &reads, 1024, 100);
+    let mut sp = a.clone();
+    sp.array_cache.prefetch = BlockPrefetchPolicy::Sp;
+    for (ra, rs, timed) in [(run(&a), run(&sp), true), (cache_only(a.clone()), cache_only(sp.clone()), false)]
+    {
+        let s = state(&ra);
+        assert_eq!(s["gate_on"], false, "{s}");
+        assert_eq!(
+            (s["gate_switched_off"].as_u64(), s["gate_switched_on"].as_u64()),
+            (Some(1), Some(0)),
+            "{s}"
+        );
+        assert_eq!(
+            (s["gate_on_intervals"].as_u64(), s["gate_off_intervals"].as_u64()),
+            (Some(1), Some(9)),
+            "{s}"
+        );
+        let strips = s["strip_prefetches"].as_u64().unwrap();
+        assert!((90..=100).contains(&strips), "strips read in the first interval only: {s}");
+        assert!(s["gate_last_sp_ms"].as_f64() > s["gate_last_demand_ms"].as_f64(), "{s}");
+        let (ma, ms) = (&ra.metrics, &rs.metrics);
+        let (blocks_a, blocks_s) = if timed {
+            (ma.disk_sectors / 8, ms.disk_sectors / 8)
+        } else {
+            (ma.misses + ma.prefetched_blocks, ms.misses + ms.prefetched_blocks)
+        };
+        assert!(blocks_a * 5 < blocks_s, "ASP read {blocks_a} blocks, SP {blocks_s}");
+        assert!(ma.prefetched_blocks <= 15 * 100, "{}", ma.prefetched_blocks);
+    }
+}
+
+#[test]
+fn asp_culls_unread_prefetched_blocks_below_the_culling_point() {
+    // one block read in each of 200 strips: each read prefetches 15 blocks never
+    // read; with N_U = 51 of 1024 blocks (start 0.05) they are culled 51 blocks down,
+    // long before the LRU end (the gate decides after 1024 reads: never here)
+    let reads: Vec<(u64, u64)> = (0..200).map(|i| (16 * i, 1)).collect();
+    let mut a = asp("asp-cull", &reads, 1024, 1024);
+    a.array_cache.asp.start = 0.05;
+    for r in [run(&a), cache_only(a.clone())] {
+        let s = state(&r);
+        let culled = s["culled_blocks"].as_u64().unwrap();
+        assert_eq!(s["culling_point_blocks"], 51, "{s}");
+        // 3000 prefetched; those prefetched by the last 4 reads are less than 51 blocks down
+        assert!((2900..3000).contains(&culled), "{s}");
+        let m = &r.metrics;
+        assert_eq!((m.misses, m.prefetched_blocks), (200, 3000));
+        assert_eq!(m.wasted_blocks, culled, "culled blocks are the wasted ones: none reached the LRU end");
+    }
+}

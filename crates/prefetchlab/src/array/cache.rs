@@ -231,6 +231,27 @@ impl ArrayCache {
         Some((slot, ev))
     }
 
+    /// Evicts `block` now if it is cached, uptodate, prefetched and never
+    /// read (ASP's culling, [`crate::policy::block::asp`]); returns whether
+    /// it did. A culled block counts as a wasted prefetch. A block a reader
+    /// waits for (pinned) or holding data the disks lack (dirty) is kept.
+    pub fn cull(&mut self, block: u64) -> bool {
+        let slot = self.lookup(block);
+        if slot == NONE {
+            return false;
+        }
+        let keep = flag::USED | flag::PINNED | flag::DIRTY;
+        if self.lru.flags(slot) & (flag::UPTODATE | flag::PREFETCHED | keep)
+            != flag::UPTODATE | flag::PREFETCHED
+        {
+            return false;
+        }
+        self.lru.remove(slot);
+        self.index.remove(&block);
+        self.stats.wasted += 1;
+        true
+    }
+
     /// Whether the block carries the readahead marker (array-level readahead).
     #[inline]
     pub fn has_marker(&self, slot: u32) -> bool {
@@ -340,6 +361,24 @@ mod tests {
         // 2's entry is stale: the oldest dirty block still held is 1
         assert_eq!(c.clean_oldest_dirty(), Some(1));
         assert_eq!((c.clean_oldest_dirty(), c.dirty_blocks()), (None, 0));
+    }
+
+    #[test]
+    fn only_an_unread_uptodate_prefetched_block_is_culled() {
+        let mut c = ArrayCache::new(8);
+        c.fill(1, true);
+        c.fill(2, true);
+        c.fill(3, false);
+        let slot = c.allocate(4, 0, true); // in flight
+        c.access(c.lookup(2)); // read
+        assert!(!c.cull(2) && !c.cull(3) && !c.cull(4) && !c.cull(9));
+        assert!(c.cull(1));
+        assert_eq!((c.lookup(1), c.len(), c.stats.wasted), (NONE, 3, 1));
+        assert!(!c.cull(1), "once");
+        c.complete(slot);
+        assert!(c.cull(4));
+        c.fill(5, true); // the freed slots are reused
+        assert_eq!((c.len(), c.stats.prefetched), (3, 4));
     }
 
     #[test]

@@ -266,6 +266,9 @@ pub enum BlockPrefetchPolicy {
     Sp,
     /// LSP (Shi & Feng, J. Computers 2012).
     Lsp,
+    /// ASP: SP with adaptive cache culling and a prefetch gate (Baek & Park,
+    /// USENIX ATC 2008), a reconstruction (algorithms.md §5.2).
+    Asp,
 }
 
 impl BlockPrefetchPolicy {
@@ -282,6 +285,7 @@ impl BlockPrefetchPolicy {
             BlockPrefetchPolicy::Amp => "amp",
             BlockPrefetchPolicy::Sp => "sp",
             BlockPrefetchPolicy::Lsp => "lsp",
+            BlockPrefetchPolicy::Asp => "asp",
         }
     }
 
@@ -348,6 +352,49 @@ impl Default for LspConfig {
     }
 }
 
+/// `[array_cache.asp]`: ASP, the reconstruction of algorithms.md §5.2
+/// (decisions.md 5; see [`crate::policy::block::asp`]). Counts are in
+/// cache blocks (`array_cache.block`).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct AspConfig {
+    /// The culling point's start, a fraction of the cache: 1 (the whole
+    /// cache, nothing culled: ASP starts as SP) down to 0.
+    pub start: f64,
+    /// δ: blocks the culling point moves by per feedback event (§5.2: "keep
+    /// δ small, 1 block per event").
+    pub delta: u32,
+    /// The monitor region: a prefetched block read within this many blocks
+    /// above the culling point says a deeper upstream would gain (`N_U += δ`).
+    pub monitor: u32,
+    /// Length of the prefetch-ghost list (culled or evicted unread blocks), blocks.
+    pub prefetch_ghost: u32,
+    /// Length of the cache-ghost list (read blocks evicted at the LRU end), blocks.
+    pub cache_ghost: u32,
+    /// The prefetch gate's interval, accesses: the online disk simulation
+    /// compares strip prefetching with demand-only reading over each one.
+    pub gate_interval: u32,
+    /// The gate's disk model: time to position the head for one request.
+    pub positioning: Duration,
+    /// The gate's disk model: transfer rate, bytes per second (`"60MB"`).
+    pub transfer_rate: Size,
+}
+
+impl Default for AspConfig {
+    fn default() -> Self {
+        AspConfig {
+            start: 1.0,
+            delta: 1,
+            monitor: 256,
+            prefetch_ghost: 256,
+            cache_ghost: 256,
+            gate_interval: 1024,
+            positioning: Duration(8_000_000),
+            transfer_rate: Size(60_000_000),
+        }
+    }
+}
+
 /// How the array cache treats a write (issue 9; decisions.md: write-through
 /// unless told otherwise).
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
@@ -388,6 +435,7 @@ pub struct ArrayCacheConfig {
     pub max_degree: u32,
     pub amp: AmpConfig,
     pub lsp: LspConfig,
+    pub asp: AspConfig,
 }
 
 impl Default for ArrayCacheConfig {
@@ -404,6 +452,7 @@ impl Default for ArrayCacheConfig {
             max_degree: 256,
             amp: AmpConfig::default(),
             lsp: LspConfig::default(),
+            asp: AspConfig::default(),
         }
     }
 }
@@ -769,7 +818,36 @@ impl Config {
                 "must be more than 0 bytes (the paper's 256KiB)",
             ));
         }
-        if matches!(c.prefetch, BlockPrefetchPolicy::Sp | BlockPrefetchPolicy::Lsp) {
+        let s = &c.asp;
+        if !(0.0..=1.0).contains(&s.start) {
+            return Err(Error::config(
+                "array_cache.asp.start",
+                format!("the culling point's start is a fraction of the cache within 0..=1, got {}", s.start),
+            ));
+        }
+        if s.delta == 0 {
+            return Err(Error::config(
+                "array_cache.asp.delta",
+                "the culling point moves by at least 1 block per feedback event, got 0",
+            ));
+        }
+        if s.monitor == 0 {
+            return Err(Error::config(
+                "array_cache.asp.monitor",
+                "the monitor region needs at least 1 block, got 0",
+            ));
+        }
+        if s.gate_interval == 0 {
+            return Err(Error::config(
+                "array_cache.asp.gate_interval",
+                "the prefetch gate decides over intervals of at least 1 access, got 0",
+            ));
+        }
+        units::check_latency(s.positioning.0).map_err(|m| Error::config("array_cache.asp.positioning", m))?;
+        units::check_bandwidth(s.transfer_rate.0)
+            .map_err(|m| Error::config("array_cache.asp.transfer_rate", m))?;
+        if matches!(c.prefetch, BlockPrefetchPolicy::Sp | BlockPrefetchPolicy::Lsp | BlockPrefetchPolicy::Asp)
+        {
             if a.layout == Layout::Single {
                 return Err(Error::config(
                     "array_cache.prefetch",
@@ -1517,6 +1595,21 @@ mod tests {
         refused("", &["block.max_request=2GiB"], "block.max_request");
         refused("", &["array_cache.size=1000"], "array_cache.size");
         refused("", &["array_cache.prefetch=obl"], "array_cache.prefetch");
+        for bad in [
+            "delta=0",
+            "monitor=0",
+            "gate_interval=0",
+            "start=1.5",
+            "start=nan",
+            "transfer_rate=1000",
+            "positioning=2s",
+        ] {
+            let key = format!("array_cache.asp.{}", bad.split('=').next().unwrap());
+            refused("", &[format!("array_cache.asp.{bad}").as_str()], &key);
+        }
+        let asp = ["array_cache.size=1MiB", "array_cache.prefetch=asp", "array.layout=single"];
+        let e = refused("", &asp, "array_cache.prefetch");
+        assert!(e.contains("asp prefetches whole strips"), "{e}");
         let e = refused(
             "[disk.overrides]\n'Read hit over. after read' = nan",
             &[],

@@ -2,7 +2,8 @@
 //! the array ([`crate::policy::block`]'s module doc: the demand's blocks get
 //! slots, the policy has its say — a prefetch touching the demand's unsent
 //! read joins it — then the reads are sent), with the policy's hooks:
-//! evictions, second chances and completed prefetches.
+//! evictions, second chances and completed prefetches; its culls (ASP)
+//! evict at once and are not reported back.
 
 use super::{Engine, Fill, Io};
 use crate::cache::lru::NONE;
@@ -161,5 +162,9 @@ impl BlockContext for BlockCtx<'_> {
         if let Some(ac) = self.e.array_cache.as_mut() {
             ac.give_second_chance(block);
         }
+    }
+
+    fn cull(&mut self, block: u64) -> bool {
+        self.e.array_cache.as_mut().is_some_and(|a| a.cull(block))
     }
 }

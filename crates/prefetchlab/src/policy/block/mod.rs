@@ -11,6 +11,7 @@
 //! | `amp` | [`amp`] | §7 AMP (decisions.md 6–6d) |
 //! | `sp` | [`sp`] | §5.1 SP: the whole strip of a miss |
 //! | `lsp` | [`lsp`] | §6 LSP (decisions.md 7–7c) |
+//! | `asp` | [`asp`] | §5.2 ASP, a reconstruction (decisions.md 5): SP with adaptive cache culling and a prefetch gate |
 //! | `linux` | — | Linux readahead on the array's blocks: the policies of [`crate::policy::readahead`] driven by the engine's trace replay, not a [`BlockPrefetch`] |
 //!
 //! # What a policy sees, and when
@@ -30,7 +31,8 @@
 //! 3. the demand's reads, grown or not, are sent.
 //!
 //! Hooks follow the cache's life: [`BlockPrefetch::on_evict`] (with whether
-//! the block was prefetched and never read — AMP, LSP),
+//! the block was prefetched and never read — AMP, LSP, ASP; not for a block
+//! the policy culled itself, [`BlockContext::cull`], ASP),
 //! [`BlockPrefetch::on_second_chance`] (a block the policy marked reached the
 //! LRU end unread and was moved back to the MRU end once, AMP's `old`), and
 //! [`BlockPrefetch::on_complete`] (a read holding prefetched blocks
@@ -48,6 +50,7 @@
 
 pub mod adaptive;
 pub mod amp;
+pub mod asp;
 pub mod fa;
 pub mod fs;
 pub mod lsp;
@@ -58,6 +61,7 @@ pub mod sp;
 
 pub use adaptive::{AdaptiveSync, Growth};
 pub use amp::Amp;
+pub use asp::Asp;
 pub use fa::FixedAsync;
 pub use fs::FixedSync;
 pub use lsp::Lsp;
@@ -167,6 +171,11 @@ pub trait BlockContext {
     /// unread, it moves to the MRU end instead of leaving, and the policy
     /// hears of it ([`BlockPrefetch::on_second_chance`]).
     fn give_second_chance(&mut self, block: u64);
+    /// Evicts `block` now if it is cached, uptodate, prefetched and never
+    /// read; returns whether it did (ASP's culling). A block in flight, read,
+    /// dirty or waited for is kept. The policy is not told of a culled block
+    /// through [`BlockPrefetch::on_evict`]: it knows.
+    fn cull(&mut self, block: u64) -> bool;
 }
 
 /// A block-level prefetching policy (see the module doc for when each hook
@@ -214,6 +223,7 @@ pub fn build(cfg: &ArrayCacheConfig, geometry: Geometry) -> Box<dyn BlockPrefetc
         }
         BlockPrefetchPolicy::Sp => Box::new(StripPrefetch::new(geometry)),
         BlockPrefetchPolicy::Lsp => Box::new(Lsp::new(&cfg.lsp, geometry)),
+        BlockPrefetchPolicy::Asp => Box::new(Asp::new(&cfg.asp, geometry, cfg.capacity_blocks())),
     }
 }
 

@@ -133,7 +133,7 @@ pub fn degree_histogram(degrees: impl Iterator<Item = u64>) -> serde_json::Value
 }
 
 /// A test double of the array cache: a set of cached blocks (prefetches
-/// arrive at once), the reads asked for, tags and second chances.
+/// arrive at once), the reads asked for, tags, second chances and culls.
 #[cfg(test)]
 pub mod double {
     use super::super::{BlockAccess, BlockContext};
@@ -144,6 +144,10 @@ pub mod double {
         pub cached: BTreeSet<u64>,
         pub tags: BTreeSet<u64>,
         pub chances: BTreeSet<u64>,
+        /// Prefetched blocks not read yet (a demand read clears them).
+        pub unread: BTreeSet<u64>,
+        /// Blocks culled, in order.
+        pub culled: Vec<u64>,
         /// `(first, blocks)` of each prefetch that read something.
         pub reads: Vec<(u64, u64)>,
         pub capacity: u64,
@@ -164,6 +168,9 @@ pub mod double {
             let miss_end = absent.last().map_or(block, |b| b + 1);
             let sequential = first_miss > 0 && self.cached.contains(&(first_miss - 1));
             self.cached.extend(absent);
+            for b in block..block + blocks {
+                self.unread.remove(&b);
+            }
             BlockAccess { stream, block, blocks, hit, first_miss, miss_end, sequential }
         }
     }
@@ -179,6 +186,7 @@ pub mod double {
                 self.reads.push((f, l + 1 - f));
             }
             self.cached.extend(&got);
+            self.unread.extend(&got);
             got.len() as u64
         }
         fn set_tag(&mut self, block: u64) {
@@ -191,6 +199,14 @@ pub mod double {
         }
         fn give_second_chance(&mut self, block: u64) {
             self.chances.insert(block);
+        }
+        fn cull(&mut self, block: u64) -> bool {
+            if !self.unread.remove(&block) {
+                return false;
+            }
+            self.cached.remove(&block);
+            self.culled.push(block);
+            true
         }
     }
 }

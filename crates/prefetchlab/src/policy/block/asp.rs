@@ -1,0 +1,663 @@
+//! ASP, adaptive strip prefetching with adaptive cache culling (Baek & Park,
+//! USENIX ATC 2008) — **a reconstruction**: algorithms.md §5.2, decisions.md
+//! 5. The paper's body was not available; what is known from its abstract is
+//! SP as the prefetch, early eviction ("culling") of unused prefetched data
+//! at a point set by differential feedback, and an online disk simulation
+//! that stops prefetching when it does not pay. The mechanics below are §5.2's
+//! proposal, with this module's choices; the parameters are
+//! `array_cache.asp.*`. Its output names it `asp` and its state says
+//! `"reconstruction"`.
+//!
+//! * **SP**: on a miss, the whole strip holding each missing block is read,
+//!   with the demand read, exactly as [`super::sp`] does — while the gate
+//!   lets it (below).
+//! * **Culling**: the LRU list is cut at the *culling point* `N_U` (blocks
+//!   from the MRU end) into an upstream and a downstream. A prefetched block
+//!   never read that crosses into the downstream is culled (evicted at once,
+//!   [`BlockContext::cull`]; a wasted prefetch) and its address goes into
+//!   the bounded *prefetch-ghost* list (`asp.prefetch_ghost` blocks). Read
+//!   blocks go on down and leave at the LRU end; their addresses go into
+//!   the bounded *cache-ghost* list (`asp.cache_ghost`). A prefetched block
+//!   that reaches the LRU end unread without being culled (culling off, or
+//!   in flight when due) also goes into the prefetch ghost.
+//! * **Depth by a logical clock** (the approximation): a policy cannot see
+//!   LRU positions, so the clock counts the blocks moved to the MRU end —
+//!   every block of every read, every block prefetched — and a prefetched
+//!   block unread is culled once `N_U` blocks have gone to the MRU end since
+//!   it was prefetched. This **overestimates** depth: a hit on a block
+//!   already above it ticks the clock without pushing it down (and writes,
+//!   which a block policy does not see, push it down without a tick), so
+//!   culling comes somewhat early on workloads with short reuse. A block in
+//!   flight when due is culled when its read completes.
+//!   `N_U` = the cache's capacity means nothing is culled: the upstream is
+//!   the whole cache.
+//! * **Differential feedback** on `N_U` (§5.2, in SARC's style): a demand
+//!   miss on a prefetch ghost, or the first read of a prefetched block
+//!   within the `asp.monitor` blocks above `N_U` (by the clock), says a
+//!   deeper upstream would have gained a hit: `N_U += δ`. A demand miss on
+//!   a cache ghost says read data needs the room: `N_U −= δ` (§5.2's "hit on
+//!   a cached block near the LRU end" is not seen by a block policy and is
+//!   left out). δ = `asp.delta`; `N_U` stays within `[0, capacity]` and
+//!   starts at `asp.start` × capacity (default 1: no culling, ASP starts as
+//!   SP and culls once cache ghosts ask for room).
+//! * **Prefetch gate** (the online disk simulation): over each interval of
+//!   `asp.gate_interval` reads, a disk of positioning time `asp.positioning`
+//!   (8 ms) and transfer rate `asp.transfer_rate` (60 MB/s) prices (a) SP:
+//!   each strip read one positioning plus the whole strip's transfer, a
+//!   strip with nothing to prefetch one positioning plus its missing span;
+//!   (b) demand-only reading: per strip a read touches, its blocks that
+//!   missed or were prefetch hits (a demand-only cache would have missed
+//!   them) as one positioning plus their span. SP is off for the next
+//!   interval when (a) > (b). While it is off both go on being priced: a
+//!   miss makes SP's world read its strip (the strip's absent blocks become
+//!   *shadow* prefetches, expiring after `N_U` clock ticks as culled blocks
+//!   would), and a later miss on a shadow block is a hit in SP's world, so
+//!   the gate turns SP back on when locality returns.
+//! * **Not included**: §5.2's "Parallelism: add MSP" (MSP-style stripe
+//!   prefetching for one or few sequential streams) is another scheme, left
+//!   out here.
+
+use super::{BlockAccess, BlockContext, BlockPrefetch, Geometry};
+use crate::config::AspConfig;
+use rustc_hash::FxHashMap;
+use std::collections::VecDeque;
+
+/// A bounded list of addresses (a ghost list): at most `cap` of them, the
+/// oldest leaving first.
+struct Ghost {
+    cap: usize,
+    seq: u64,
+    /// Address → the sequence number of its newest entry.
+    map: FxHashMap<u64, u64>,
+    /// Entries in insertion order; stale ones (removed or inserted again
+    /// since) are skipped when they leave.
+    order: VecDeque<(u64, u64)>,
+}
+
+impl Ghost {
+    fn new(cap: u32) -> Ghost {
+        Ghost { cap: cap as usize, seq: 0, map: FxHashMap::default(), order: VecDeque::new() }
+    }
+
+    fn insert(&mut self, block: u64) {
+        if self.cap == 0 {
+            return;
+        }
+        self.seq += 1;
+        self.map.insert(block, self.seq);
+        self.order.push_back((block, self.seq));
+        while self.order.len() > self.cap {
+            let (b, s) = self.order.pop_front().expect("longer than cap");
+            if self.map.get(&b) == Some(&s) {
+                self.map.remove(&b);
+            }
+        }
+    }
+
+    /// Whether `block` was in the list; it leaves it.
+    fn remove(&mut self, block: u64) -> bool {
+        !self.map.is_empty() && self.map.remove(&block).is_some()
+    }
+}
+
+/// What one read did in one strip it touched.
+#[derive(Debug, Clone, Copy)]
+struct StripNote {
+    strip: u64,
+    /// A block of the read's missing range is in this strip: SP reads it.
+    missed: bool,
+    /// The span of the blocks a demand-only cache would have read here.
+    demand_lo: u64,
+    demand_hi: u64,
+    /// The span of the blocks SP's world missed here.
+    sp_lo: u64,
+    sp_hi: u64,
+}
+
+/// The online disk simulation deciding whether SP reads strips.
+struct Gate {
+    on: bool,
+    interval: u64,
+    /// Reads in the current interval.
+    reads: u64,
+    positioning_ns: f64,
+    block_ns: f64,
+    /// The current interval's estimates, ns: SP, demand-only.
+    sp_ns: f64,
+    demand_ns: f64,
+    /// The last complete interval's.
+    last_sp_ns: f64,
+    last_demand_ns: f64,
+    on_intervals: u64,
+    off_intervals: u64,
+    switched_off: u64,
+    switched_on: u64,
+    /// While off: the blocks SP's world would have prefetched → clock stamp.
+    shadow: FxHashMap<u64, u64>,
+    shadow_order: VecDeque<(u64, u64)>,
+    shadow_strip_reads: u64,
+    shadow_hits: u64,
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+struct Counters {
+    strip_reads: u64,
+    prefetch_hits: u64,
+    culled: u64,
+    evicted_unread: u64,
+    prefetch_ghost_hits: u64,
+    cache_ghost_hits: u64,
+    monitor_hits: u64,
+    increments: u64,
+    decrements: u64,
+}
+
+/// ASP.
+pub struct Asp {
+    geometry: Geometry,
+    /// The cache's capacity, blocks.
+    capacity: u64,
+    /// The culling point `N_U`, blocks from the MRU end.
+    nu: u64,
+    nu_min: u64,
+    nu_max: u64,
+    delta: u64,
+    monitor: u64,
+    /// Blocks moved to the MRU end so far.
+    clock: u64,
+    /// Prefetched blocks not read, evicted nor culled → their clock stamp.
+    unread: FxHashMap<u64, u64>,
+    /// The same in prefetch order (stale entries skipped when popped).
+    order: VecDeque<(u64, u64)>,
+    prefetch_ghost: Ghost,
+    cache_ghost: Ghost,
+    gate: Gate,
+    /// Reused buffers.
+    notes: Vec<StripNote>,
+    absent: Vec<u64>,
+    n: Counters,
+}
+
+impl Asp {
+    /// ASP for an array of `geometry` with a cache of `capacity` blocks.
+    pub fn new(cfg: &AspConfig, geometry: Geometry, capacity: u64) -> Asp {
+        let nu = ((cfg.start.clamp(0.0, 1.0) * capacity as f64).round() as u64).min(capacity);
+        let rate = cfg.transfer_rate.0.max(1) as f64;
+        Asp {
+            capacity,
+            nu,
+            nu_min: nu,
+            nu_max: nu,
+            delta: cfg.delta.max(1) as u64,
+            monitor: cfg.monitor as u64,
+            clock: 0,
+            unread: FxHashMap::default(),
+            order: VecDeque::new(),
+            prefetch_ghost: Ghost::new(cfg.prefetch_ghost),
+            cache_ghost: Ghost::new(cfg.cache_ghost),
+            gate: Gate {
+                on: true,
+                interval: cfg.gate_interval.max(1) as u64,
+                reads: 0,
+                positioning_ns: cfg.positioning.0 as f64,
+                block_ns: geometry.block_bytes as f64 * 1e9 / rate,
+                sp_ns: 0.0,
+                demand_ns: 0.0,
+                last_sp_ns: 0.0,
+                last_demand_ns: 0.0,
+                on_intervals: 0,
+                off_intervals: 0,
+                switched_off: 0,
+                switched_on: 0,
+                shadow: FxHashMap::default(),
+                shadow_order: VecDeque::new(),
+                shadow_strip_reads: 0,
+                shadow_hits: 0,
+            },
+            notes: Vec::new(),
+            absent: Vec::new(),
+            n: Counters::default(),
+            geometry,
+        }
+    }
+
+    /// The culling point, blocks.
+    pub fn culling_point(&self) -> u64 {
+        self.nu
+    }
+
+    /// Whether SP reads strips now.
+    pub fn prefetching(&self) -> bool {
+        self.gate.on
+    }
+
+    fn grow(&mut self) {
+        let nu = (self.nu + self.delta).min(self.capacity);
+        if nu != self.nu {
+            self.n.increments += 1;
+            self.nu = nu;
+            self.nu_max = self.nu_max.max(nu);
+        }
+    }
+
+    fn shrink(&mut self) {
+        let nu = self.nu.saturating_sub(self.delta);
+        if nu != self.nu {
+            self.n.decrements += 1;
+            self.nu = nu;
+            self.nu_min = self.nu_min.min(nu);
+        }
+    }
+
+    /// The time one disk request of `blocks` costs in the gate's model.
+    #[inline]
+    fn request_ns(&self, blocks: u64) -> f64 {
+        self.gate.positioning_ns + blocks as f64 * self.gate.block_ns
+    }
+
+    /// Walks the read's blocks: first reads of prefetched blocks (and the
+    /// monitor region), ghost hits, shadow hits; notes per strip what the
+    /// demand-only and SP worlds missed.
+    fn walk(&mut self, a: &BlockAccess) {
+        let sb = self.geometry.strip_blocks();
+        let off = !self.gate.on;
+        self.notes.clear();
+        for b in a.block..a.end() {
+            let missed = !a.hit && b >= a.first_miss && b < a.miss_end;
+            let (mut demand_miss, mut sp_miss) = (missed, missed);
+            if let Some(stamp) = self.unread.remove(&b) {
+                // the first read of a prefetched block: a demand-only cache missed it
+                self.n.prefetch_hits += 1;
+                (demand_miss, sp_miss) = (true, false);
+                let depth = self.clock - stamp;
+                if depth < self.nu && depth + self.monitor >= self.nu {
+                    self.n.monitor_hits += 1;
+                    self.grow();
+                }
+            } else if missed {
+                if self.prefetch_ghost.remove(b) {
+                    self.n.prefetch_ghost_hits += 1;
+                    self.cache_ghost.remove(b);
+                    self.grow();
+                } else if self.cache_ghost.remove(b) {
+                    self.n.cache_ghost_hits += 1;
+                    self.shrink();
+                }
+                if off && self.gate.shadow.remove(&b).is_some() {
+                    self.gate.shadow_hits += 1;
+                    sp_miss = false; // SP's world had prefetched it
+                }
+            }
+            let strip = b / sb;
+            if self.notes.last().is_none_or(|n| n.strip != strip) {
+                self.notes.push(StripNote {
+                    strip,
+                    missed: false,
+                    demand_lo: u64::MAX,
+                    demand_hi: 0,
+                    sp_lo: u64::MAX,
+                    sp_hi: 0,
+                });
+            }
+            let n = self.notes.last_mut().expect("pushed");
+            n.missed |= missed;
+            if demand_miss {
+                n.demand_lo = n.demand_lo.min(b);
+                n.demand_hi = b + 1;
+            }
+            if sp_miss {
+                n.sp_lo = n.sp_lo.min(b);
+                n.sp_hi = b + 1;
+            }
+        }
+    }
+
+    /// SP on strip `n` (the gate is on): reads it with the demand and
+    /// records its prefetched blocks.
+    fn read_strip(&mut self, ctx: &mut dyn BlockContext, n: StripNote) {
+        let sb = self.geometry.strip_blocks();
+        let first = n.strip * sb;
+        let end = (first + sb).min(self.geometry.capacity_blocks);
+        self.absent.clear();
+        self.absent.extend((first..end).filter(|&b| !ctx.is_cached(b)));
+        if ctx.prefetch(first, sb) > 0 {
+            self.n.strip_reads += 1;
+            self.gate.sp_ns += self.request_ns(sb);
+            for i in 0..self.absent.len() {
+                let b = self.absent[i];
+                if ctx.is_cached(b) {
+                    self.clock += 1;
+                    self.unread.insert(b, self.clock);
+                    self.order.push_back((b, self.clock));
+                    self.prefetch_ghost.remove(b);
+                    self.cache_ghost.remove(b);
+                }
+            }
+        } else if n.sp_hi > n.sp_lo {
+            self.gate.sp_ns += self.request_ns(n.sp_hi - n.sp_lo);
+        }
+    }
+
+    /// SP's world on strip `n` while the gate is off: what SP would have
+    /// read, its absent blocks becoming shadow prefetches.
+    fn shadow_strip(&mut self, ctx: &mut dyn BlockContext, n: StripNote) {
+        if n.sp_hi <= n.sp_lo {
+            return; // every block SP's world needed it had
+        }
+        let sb = self.geometry.strip_blocks();
+        let first = n.strip * sb;
+        let end = (first + sb).min(self.geometry.capacity_blocks);
+        let mut would = 0;
+        for b in first..end {
+            if !ctx.is_cached(b) && !self.gate.shadow.contains_key(&b) {
+                would += 1;
+                self.gate.shadow.insert(b, self.clock);
+                self.gate.shadow_order.push_back((b, self.clock));
+            }
+        }
+        if would > 0 {
+            self.gate.shadow_strip_reads += 1;
+            self.gate.sp_ns += self.request_ns(sb);
+        } else {
+            self.gate.sp_ns += self.request_ns(n.sp_hi - n.sp_lo);
+        }
+    }
+
+    /// Culls the prefetched blocks unread that went below the culling
+    /// point; forgets shadow prefetches that did.
+    fn cull_due(&mut self, ctx: &mut dyn BlockContext) {
+        let culling = self.nu < self.capacity;
+        let limit = self.nu.min(self.capacity);
+        while let Some(&(b, stamp)) = self.order.front() {
+            if self.clock - stamp < limit {
+                break;
+            }
+            self.order.pop_front();
+            // stale (read, evicted, prefetched again) or in flight (culled when it completes)
+            if culling && self.unread.get(&b) == Some(&stamp) && ctx.cull(b) {
+                self.culled(b);
+            }
+        }
+        let g = &mut self.gate;
+        while let Some(&(b, stamp)) = g.shadow_order.front() {
+            if self.clock - stamp < limit && g.shadow_order.len() as u64 <= self.capacity {
+                break;
+            }
+            g.shadow_order.pop_front();
+            if g.shadow.get(&b) == Some(&stamp) {
+                g.shadow.remove(&b);
+            }
+        }
+    }
+
+    fn culled(&mut self, b: u64) {
+        self.unread.remove(&b);
+        self.n.culled += 1;
+        self.prefetch_ghost.insert(b);
+        self.cache_ghost.remove(b);
+    }
+
+    /// One more read in the gate's interval; at its end, SP is on for the
+    /// next when its estimate is no more than demand-only reading's.
+    fn gate_tick(&mut self) {
+        let g = &mut self.gate;
+        g.reads += 1;
+        if g.reads < g.interval {
+            return;
+        }
+        if g.on {
+            g.on_intervals += 1;
+        } else {
+            g.off_intervals += 1;
+        }
+        let on = g.sp_ns <= g.demand_ns;
+        (g.last_sp_ns, g.last_demand_ns) = (g.sp_ns, g.demand_ns);
+        (g.reads, g.sp_ns, g.demand_ns) = (0, 0.0, 0.0);
+        if on != g.on {
+            g.on = on;
+            if on {
+                g.switched_on += 1;
+                g.shadow.clear();
+                g.shadow_order.clear();
+            } else {
+                g.switched_off += 1;
+            }
+        }
+    }
+}
+
+impl BlockPrefetch for Asp {
+    fn on_access(&mut self, ctx: &mut dyn BlockContext, a: BlockAccess) {
+        self.walk(&a);
+        self.clock += a.blocks; // each block of the read went to the MRU end
+        for i in 0..self.notes.len() {
+            let n = self.notes[i];
+            if n.demand_hi > n.demand_lo {
+                self.gate.demand_ns += self.request_ns(n.demand_hi - n.demand_lo);
+            }
+            if !n.missed {
+                continue;
+            }
+            if self.gate.on {
+                self.read_strip(ctx, n);
+            } else {
+                self.shadow_strip(ctx, n);
+            }
+        }
+        self.cull_due(ctx);
+        self.gate_tick();
+    }
+
+    fn on_evict(&mut self, ctx: &mut dyn BlockContext, block: u64, unused_prefetch: bool) {
+        if ctx.is_cached(block) {
+            return; // back already
+        }
+        self.unread.remove(&block);
+        if unused_prefetch {
+            self.n.evicted_unread += 1;
+            self.prefetch_ghost.insert(block);
+            self.cache_ghost.remove(block);
+        } else {
+            self.cache_ghost.insert(block);
+            self.prefetch_ghost.remove(block);
+        }
+    }
+
+    fn on_complete(&mut self, ctx: &mut dyn BlockContext, block: u64, blocks: u64, _waited: bool) {
+        if self.nu >= self.capacity || self.unread.is_empty() {
+            return;
+        }
+        // prefetched blocks that went below the culling point while in flight
+        for b in block..block + blocks {
+            if let Some(&stamp) = self.unread.get(&b) {
+                if self.clock - stamp >= self.nu && ctx.cull(b) {
+                    self.culled(b);
+                }
+            }
+        }
+    }
+
+    fn state_json(&self) -> serde_json::Value {
+        let ms = |ns: f64| (ns / 1e3).round() / 1e3;
+        let g = &self.gate;
+        serde_json::json!({
+            "reconstruction": "algorithms.md §5.2 (decisions.md 5)",
+            "strip_blocks": self.geometry.strip_blocks(),
+            "cache_blocks": self.capacity,
+            "culling_point_blocks": self.nu,
+            "culling_point_min_blocks": self.nu_min,
+            "culling_point_max_blocks": self.nu_max,
+            "culling_point_increments": self.n.increments,
+            "culling_point_decrements": self.n.decrements,
+            "culled_blocks": self.n.culled,
+            "evicted_unread_blocks": self.n.evicted_unread,
+            "prefetch_hits": self.n.prefetch_hits,
+            "prefetch_ghost_hits": self.n.prefetch_ghost_hits,
+            "cache_ghost_hits": self.n.cache_ghost_hits,
+            "monitor_hits": self.n.monitor_hits,
+            "strip_prefetches": self.n.strip_reads,
+            "gate_on": g.on,
+            "gate_on_intervals": g.on_intervals,
+            "gate_off_intervals": g.off_intervals,
+            "gate_switched_off": g.switched_off,
+            "gate_switched_on": g.switched_on,
+            "gate_last_sp_ms": ms(g.last_sp_ns),
+            "gate_last_demand_ms": ms(g.last_demand_ns),
+            "gate_shadow_strip_reads": g.shadow_strip_reads,
+            "gate_shadow_hits": g.shadow_hits,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::array::layout::ArrayLayout;
+    use crate::config::Layout;
+    use crate::policy::block::sets::double::Cache;
+
+    /// 16-block strips (64 KiB of 4 KiB blocks), a cache of `capacity` blocks.
+    fn asp(cfg: AspConfig, capacity: u64) -> Asp {
+        let g = Geometry::new(ArrayLayout::new(Layout::Raid5, 5, 16, 1 << 40).unwrap(), 4096, u64::MAX);
+        Asp::new(&cfg, g, capacity)
+    }
+
+    fn read(p: &mut Asp, c: &mut Cache, block: u64, blocks: u64) {
+        let a = c.demand(0, block, blocks);
+        p.on_access(c, a);
+    }
+
+    #[test]
+    fn sp_reads_the_strip_and_nothing_is_culled_at_the_whole_cache() {
+        let mut p = asp(AspConfig::default(), 1000);
+        let mut c = Cache::new();
+        read(&mut p, &mut c, 20, 2);
+        assert_eq!(c.reads, vec![(16, 16)], "strip 1 with the demand, as SP");
+        for _ in 0..5000 {
+            read(&mut p, &mut c, 20, 1);
+        }
+        assert!(c.culled.is_empty(), "N_U = the cache: no culling");
+        assert_eq!(p.state_json()["reconstruction"], "algorithms.md §5.2 (decisions.md 5)");
+    }
+
+    #[test]
+    fn a_prefetched_block_unread_is_culled_when_n_u_blocks_went_to_the_mru_end() {
+        // N_U = 20 of 1000 blocks, a monitor region of 2 blocks
+        let cfg = AspConfig { start: 0.02, monitor: 2, ..AspConfig::default() };
+        let mut p = asp(cfg, 1000);
+        assert_eq!(p.culling_point(), 20);
+        let mut c = Cache::new();
+        read(&mut p, &mut c, 0, 1); // clock 1; blocks 1..=15 prefetched at clocks 2..=16
+        assert_eq!(c.reads, vec![(1, 15)]);
+        for _ in 0..5 {
+            read(&mut p, &mut c, 0, 1); // hits: clock 21
+        }
+        assert!(c.culled.is_empty(), "block 1 is 19 blocks down");
+        read(&mut p, &mut c, 0, 1); // clock 22
+        assert_eq!(c.culled, vec![1], "20 blocks down: culled");
+        read(&mut p, &mut c, 5, 1); // read at depth 23 − 6 = 17: not near the culling point
+        assert_eq!(p.culling_point(), 20);
+        read(&mut p, &mut c, 14, 1); // clock 24, read at depth 24 − 15 = 9
+        for _ in 0..20 {
+            read(&mut p, &mut c, 0, 1);
+        }
+        let want: Vec<u64> = (1..=15).filter(|&b| b != 5 && b != 14).collect();
+        assert_eq!(c.culled, want, "every block unread culled, in prefetch order");
+        let s = p.state_json();
+        assert_eq!((s["culled_blocks"].as_u64(), s["prefetch_hits"].as_u64()), (Some(13), Some(2)));
+    }
+
+    #[test]
+    fn a_read_near_the_culling_point_raises_it() {
+        let cfg = AspConfig { start: 0.02, monitor: 4, ..AspConfig::default() };
+        let mut p = asp(cfg, 1000);
+        let mut c = Cache::new();
+        read(&mut p, &mut c, 0, 1); // blocks 1..=15 prefetched at clocks 2..=16
+        for _ in 0..16 {
+            read(&mut p, &mut c, 0, 1);
+        }
+        // the clock is 32: blocks 1..=11 are 20 or more blocks down, culled
+        assert_eq!(c.culled, (1..=11).collect::<Vec<_>>());
+        read(&mut p, &mut c, 15, 1); // 16 blocks down: within 4 blocks of N_U = 20
+        assert_eq!(p.culling_point(), 21, "a deeper upstream would keep such blocks");
+        assert_eq!(p.state_json()["monitor_hits"], 1);
+    }
+
+    #[test]
+    fn a_miss_on_a_prefetch_ghost_raises_n_u_and_on_a_cache_ghost_lowers_it() {
+        let cfg = AspConfig { start: 0.02, monitor: 1, delta: 3, ..AspConfig::default() };
+        let mut p = asp(cfg, 1000);
+        let mut c = Cache::new();
+        read(&mut p, &mut c, 0, 1);
+        for _ in 0..40 {
+            read(&mut p, &mut c, 0, 1);
+        }
+        assert_eq!(c.culled.len(), 15);
+        assert_eq!(p.culling_point(), 20);
+        read(&mut p, &mut c, 7, 1); // culled: a prefetch-ghost hit
+        assert_eq!(p.culling_point(), 23);
+        // block 0, read, leaves at the LRU end; a miss on it is a cache-ghost hit
+        c.cached.remove(&0);
+        p.on_evict(&mut c, 0, false);
+        read(&mut p, &mut c, 0, 1);
+        assert_eq!(p.culling_point(), 20);
+        // an unread prefetched block evicted at the LRU end goes to the prefetch ghost
+        c.cached.remove(&9);
+        p.on_evict(&mut c, 9, true);
+        read(&mut p, &mut c, 9, 1);
+        assert_eq!(p.culling_point(), 23);
+        let s = p.state_json();
+        assert_eq!((s["prefetch_ghost_hits"].as_u64(), s["cache_ghost_hits"].as_u64()), (Some(2), Some(1)));
+        assert_eq!(
+            (s["culling_point_increments"].as_u64(), s["culling_point_decrements"].as_u64()),
+            (Some(2), Some(1))
+        );
+        // clamped to the cache
+        let mut p = asp(AspConfig { delta: 5, ..AspConfig::default() }, 8);
+        c.cached.remove(&7);
+        p.on_evict(&mut c, 7, true);
+        read(&mut p, &mut c, 7, 1);
+        assert_eq!(p.culling_point(), 8);
+    }
+
+    #[test]
+    fn the_gate_turns_sp_off_for_random_reads_and_back_on_for_sequential_ones() {
+        let cfg = AspConfig { gate_interval: 64, ..AspConfig::default() };
+        let mut p = asp(cfg, 100_000);
+        let mut c = Cache::new();
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut random = |p: &mut Asp, c: &mut Cache| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            read(p, c, x % (1 << 36), 1);
+        };
+        for _ in 0..64 {
+            assert!(p.prefetching());
+            random(&mut p, &mut c);
+        }
+        // SP: 64 × (8 ms + 16 blocks at 60 MB/s) against 64 × (8 ms + 1 block)
+        assert!(!p.prefetching(), "{}", p.state_json());
+        assert_eq!(c.reads.len(), 64);
+        for _ in 0..64 {
+            random(&mut p, &mut c);
+        }
+        assert_eq!(c.reads.len(), 64, "off: the demand only");
+        assert!(!p.prefetching(), "still random: still off");
+        // a sequential run: SP's world reads a strip where the demand reads 16 blocks
+        let base = 1 << 40;
+        for i in 0..64 {
+            assert!(!p.prefetching());
+            read(&mut p, &mut c, base + i, 1);
+        }
+        assert_eq!(c.reads.len(), 64);
+        assert!(p.prefetching(), "{}", p.state_json());
+        read(&mut p, &mut c, base + 64, 1);
+        assert_eq!(c.reads.last(), Some(&(base + 65, 15)), "on again: the strip is read");
+        let s = p.state_json();
+        assert_eq!((s["gate_off_intervals"].as_u64(), s["gate_on_intervals"].as_u64()), (Some(2), Some(1)));
+        assert_eq!((s["gate_switched_off"].as_u64(), s["gate_switched_on"].as_u64()), (Some(1), Some(1)));
+        assert_eq!(s["gate_shadow_hits"], 60, "15 of each of the 4 strips");
+        assert!(s["gate_last_sp_ms"].as_f64() < s["gate_last_demand_ms"].as_f64(), "{s}");
+    }
+}
