@@ -9,6 +9,9 @@ with four more tables:
     ``[[sweep.only]]`` and ``[[sweep.exclude]]`` tables of dotted key → value (or a list of
     values, meaning any of them). A run is kept when it matches at least one ``only`` table
     (if there are any) and no ``exclude`` table; it matches a table when it matches each pair.
+    An ``only`` table may name a ``group`` (a string): a run must then match one table of
+    every group — for two pairings that cross, such as each scheme with its sizes and each
+    trace with its format.
 ``[[figure]]``
     ``name``, ``title``, ``x`` (a configuration key or a metric), ``y`` (a metric), optional
     ``series`` and ``facets`` (configuration keys), ``logx``/``logy`` and ``units`` (the y
@@ -618,25 +621,42 @@ def _expand(
     for a in axes:
         _set(first, a.key, a.values[0])
     base_json = _resolve(first, path, source, {}, stack=False)
-    only = [
-        _canon_table(t, base_json, path) for t in _selectors(sweep.get("only"), "sweep.only", path, source)
-    ]
+    only: dict[str, list[dict[str, list[Any]]]] = {}
+    for t in _selectors(sweep.get("only"), "sweep.only", path, source):
+        group = t.pop("group", "")
+        if not isinstance(group, str):
+            raise ExperimentError(f"{path}: [[sweep.only]]: `group` must be a string, not {_kind(group)}")
+        if not t:
+            raise ExperimentError(f"{path}: [[sweep.only]]: a table with only a `group`")
+        only.setdefault(group, []).append(_canon_table(t, base_json, path))
     exclude = [
         _canon_table(t, base_json, path)
         for t in _selectors(sweep.get("exclude"), "sweep.exclude", path, source)
     ]
     runs: list[RunSpec] = []
     seen: dict[str, dict[str, Scalar]] = {}
-    for values in itertools.product(*(a.values for a in axes)):
-        point = {a.key: v for a, v in zip(axes, values, strict=True)}
+    # Filter on each axis value as the engine resolves it before resolving whole runs: a large
+    # product cut down by [[sweep.only]] costs one resolution per axis value, not per point.
+    base_flat = flatten(json.loads(base_json))
+    canon = [[_canonical(base_json, a.key, v, path) for v in a.values] for a in axes]
+
+    def kept(flat: Mapping[str, Any]) -> bool:
+        return all(any(_matches(flat, t) for t in tables) for tables in only.values()) and not any(
+            _matches(flat, t) for t in exclude
+        )
+
+    for idx in itertools.product(*(range(len(a.values)) for a in axes)):
+        quick = dict(base_flat)
+        quick.update({a.key: canon[n][i] for n, (a, i) in enumerate(zip(axes, idx, strict=True))})
+        if not kept(quick):
+            continue
+        point = {a.key: a.values[i] for a, i in zip(axes, idx, strict=True)}
         tree = copy.deepcopy(base)
         for k, v in point.items():
             _set(tree, k, v)
         config_json = _resolve(tree, path, source, point, stack=False)
         flat = flatten(json.loads(config_json))
-        if only and not any(_matches(flat, t) for t in only):
-            continue
-        if any(_matches(flat, t) for t in exclude):
+        if not kept(flat):
             continue
         _resolve(tree, path, source, point)  # a run kept: its stack must build
         rid = run_id(config_json)

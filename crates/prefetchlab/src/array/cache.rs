@@ -27,6 +27,10 @@ pub struct ArrayCacheStats {
     pub wasted: u64,
 }
 
+/// Blocks in flight moved from the LRU end per eviction, at most (Linux's
+/// `SWAP_CLUSTER_MAX`).
+pub const RECLAIM_BATCH: u32 = 32;
+
 pub struct ArrayCache {
     lru: LruSlots,
     index: HashMap<u64, u32>,
@@ -49,6 +53,8 @@ pub struct ArrayCache {
     second_chance_on: bool,
     /// Blocks moved back to the MRU end by their second chance, for the policy.
     second_chances: Vec<u64>,
+    /// Slots whose read has not completed (allocated, not yet uptodate).
+    in_flight: u64,
 }
 
 impl ArrayCache {
@@ -64,7 +70,35 @@ impl ArrayCache {
             seq: Vec::new(),
             second_chance_on: false,
             second_chances: Vec::new(),
+            in_flight: 0,
         }
+    }
+
+    /// Before an eviction: blocks still being read at the LRU end move to
+    /// the MRU end (as Linux puts pages under I/O back at the head of the
+    /// list when reclaim meets them), so that the victim is found at the end
+    /// at once rather than by walking past every block in flight — under
+    /// overload the end fills with them. At most [`RECLAIM_BATCH`] blocks
+    /// are moved per eviction (Linux's reclaim scans a batch of
+    /// `SWAP_CLUSTER_MAX` = 32 pages and gives up): `false` when no victim
+    /// was found (a demand read then goes over the capacity, a prefetch
+    /// stops).
+    #[inline]
+    fn rotate_in_flight_tail(&mut self) -> bool {
+        if self.in_flight == 0 {
+            return true;
+        }
+        if self.in_flight >= self.lru.in_use() as u64 {
+            return false;
+        }
+        for _ in 0..RECLAIM_BATCH {
+            let t = self.lru.tail();
+            if self.lru.has(t, flag::UPTODATE) {
+                return true;
+            }
+            self.lru.touch(t);
+        }
+        self.lru.has(self.lru.tail(), flag::UPTODATE)
     }
 
     /// Gives the cached `block` one second chance (see [`flag::SECOND_CHANCE`]).
@@ -88,8 +122,11 @@ impl ArrayCache {
         if !self.second_chance_on {
             return;
         }
-        while let Some(v) = self.lru.victim() {
-            if self.lru.flags(v) & (flag::SECOND_CHANCE | flag::USED) != flag::SECOND_CHANCE {
+        while self.rotate_in_flight_tail() {
+            let v = self.lru.tail();
+            if v == crate::cache::lru::SENTINEL
+                || self.lru.flags(v) & (flag::SECOND_CHANCE | flag::USED) != flag::SECOND_CHANCE
+            {
                 return;
             }
             self.lru.clear(v, flag::SECOND_CHANCE);
@@ -166,6 +203,9 @@ impl ArrayCache {
     /// Evicts the LRU uptodate block if full; `false` if no room can be made.
     pub fn make_room(&mut self) -> (Option<Evicted>, bool) {
         if self.lru.is_full() {
+            if !self.rotate_in_flight_tail() {
+                return (None, false);
+            }
             self.honour_second_chances();
         }
         let (ev, room) = self.lru.make_room();
@@ -187,10 +227,14 @@ impl ArrayCache {
         let s = self.lru.insert(block, flags, io);
         self.index.insert(block, s);
         self.entered(block, s);
+        self.in_flight += 1;
         s
     }
 
     pub fn complete(&mut self, slot: u32) {
+        if !self.lru.has(slot, flag::UPTODATE) {
+            self.in_flight -= 1;
+        }
         self.lru.set(slot, flag::UPTODATE);
         self.lru.set_io(slot, NONE);
     }
@@ -212,6 +256,9 @@ impl ArrayCache {
     pub fn try_fill(&mut self, block: u64, prefetched: bool) -> Option<(u32, Option<Evicted>)> {
         let flags = if prefetched { flag::UPTODATE | flag::PREFETCHED } else { flag::UPTODATE | flag::USED };
         let (slot, ev) = if self.lru.is_full() {
+            if !self.rotate_in_flight_tail() {
+                return None;
+            }
             self.honour_second_chances();
             let (slot, _, ev) = self.lru.replace_victim_from(self.lru.tail(), block, flags, NONE)?;
             self.index.remove(&ev.key);
@@ -394,5 +441,22 @@ mod tests {
         let mut out = Vec::new();
         c.take_dirty_evicted(&mut out);
         assert_eq!(out.len(), 100_000 - 4);
+    }
+
+    #[test]
+    fn blocks_in_flight_at_the_lru_end_move_to_the_mru_end_and_a_full_cache_of_them_has_no_room() {
+        let mut c = ArrayCache::new(3);
+        let a = c.allocate(1, 7, false); // in flight
+        let b = c.allocate(2, 7, false);
+        c.complete(b);
+        c.allocate(3, 8, false); // in flight: LRU order 3 2 1, tail 1 in flight
+        let (ev, room) = c.make_room();
+        assert_eq!((ev.map(|e| e.key), room), (Some(2), true), "the in-flight 1 is passed over");
+        assert_eq!(c.lookup(1), a);
+        c.allocate(4, 9, false);
+        let (ev, room) = c.make_room();
+        assert_eq!((ev, room), (None, false), "every block in flight: no victim");
+        c.complete(a);
+        assert_eq!(c.make_room().0.map(|e| e.key), Some(1));
     }
 }
