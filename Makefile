@@ -67,6 +67,7 @@ fuzz:
 bench: build
 	$(PY) benches/speed.py
 	$(PY) benches/cache_only.py
+	$(PY) benches/block_prefetch.py
 
 clean:
 	rm -rf target $(VENV)

@@ -18,6 +18,47 @@ from .helpers import SMALL_TOML, assert_one_line_error, run_cli
 #: ``--set`` overrides on :data:`SMALL_TOML` that must be refused, and words the one-line
 #: message must hold (the key first).
 REFUSED: dict[str, tuple[list[str], tuple[str, ...]]] = {
+    # the array-cache schemes (issue 10)
+    "a degree of prefetch of 0": (
+        ["array_cache.size=1MiB", "array_cache.prefetch=fs", "array_cache.p=0"],
+        ("`array_cache.p`", "at least 1 block", "got 0"),
+    ),
+    "a trigger outside its set": (
+        ["array_cache.size=1MiB", "array_cache.prefetch=fa", "array_cache.p=8", "array_cache.g=8"],
+        ("`array_cache.g`", "0 <= g < p = 8", "got g = 8"),
+    ),
+    "an LSP window of 0": (
+        ["array_cache.size=1MiB", "array_cache.prefetch=lsp", "array_cache.lsp.window=0"],
+        ("`array_cache.lsp.window`", "at least 1 request", "got 0"),
+    ),
+    "strip prefetching without strips": (
+        ["array.layout=single", "array.disks=1", "array_cache.size=1MiB", "array_cache.prefetch=sp"],
+        ("`array_cache.prefetch`", "sp prefetches whole strips", "striped array", "single"),
+    ),
+    "LSP without strips": (
+        ["array.layout=single", "array.disks=1", "array_cache.size=1MiB", "array_cache.prefetch=lsp"],
+        ("`array_cache.prefetch`", "lsp prefetches whole strips"),
+    ),
+    "an unknown scheme": (
+        ["array_cache.size=1MiB", "array_cache.prefetch=amp2"],
+        ("`array_cache.prefetch`", "unknown variant `amp2`", "`amp`", "`lsp`"),
+    ),
+    "a scheme without an array cache": (
+        ["array_cache.prefetch=amp"],
+        ("`array_cache.prefetch`", "array_cache.size"),
+    ),
+    "a largest degree of 0": (
+        ["array_cache.size=1MiB", "array_cache.prefetch=amp", "array_cache.max_degree=0"],
+        ("`array_cache.max_degree`", "at least 1 block"),
+    ),
+    "an AMP second chance neither last nor any": (
+        ["array_cache.size=1MiB", "array_cache.prefetch=amp", "array_cache.amp.second_chance=all"],
+        ("`array_cache.amp.second_chance`", "`last`", "`any`"),
+    ),
+    "an ASP step of 0": (
+        ["array_cache.size=1MiB", "array_cache.prefetch=asp", "array_cache.asp.delta=0"],
+        ("`array_cache.asp.delta`", "at least 1 block"),
+    ),
     "SSD bandwidth of 0": (
         ["disk.kind=ssd", "ssd.read_bandwidth=0"],
         ("`ssd.read_bandwidth`", "at least 1000000 bytes per second", "got 0"),

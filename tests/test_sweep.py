@@ -67,6 +67,61 @@ readahead.max = "512KiB"
         assert not (r.point["readahead.max"] == "512KiB" and r.point["workload.streams"] in (2, 4))
 
 
+def test_only_tables_in_groups_must_each_be_matched(tmp_path: Path) -> None:
+    # two pairings that cross: disks with strips, readahead sizes with stream counts
+    extra = """
+[[sweep.only]]
+group = "array"
+"array.disks" = 2
+"array.strip" = "64KiB"
+[[sweep.only]]
+group = "array"
+"array.disks" = 5
+"array.strip" = "128KiB"
+[[sweep.only]]
+group = "load"
+readahead.max = "128KiB"
+"workload.streams" = [1, 2]
+[[sweep.only]]
+group = "load"
+readahead.max = "512KiB"
+"workload.streams" = 8
+"""
+    exp = load_experiment(write(tmp_path, "e.toml", demo_like(extra=extra)))
+    pairs = {(r.point["array.disks"], r.point["array.strip"]) for r in exp.runs}
+    loads = {(r.point["readahead.max"], r.point["workload.streams"]) for r in exp.runs}
+    assert pairs == {(2, "64KiB"), (5, "128KiB")}
+    assert loads == {("128KiB", 1), ("128KiB", 2), ("512KiB", 8)}
+    assert len(exp.runs) == 2 * 3
+    with pytest.raises(ExperimentError, match="`group` must be a string"):
+        bad = '\n[[sweep.only]]\ngroup = 1\n"array.disks" = 2\n'
+        load_experiment(write(tmp_path, "g.toml", demo_like(extra=bad)))
+
+
+def test_a_figure_draws_the_runs_its_where_picks_and_a_claim_picks_alternatives(tmp_path: Path) -> None:
+    extra = """
+[[figure]]
+name = "bw-of-five-disks"
+x = "workload.streams"
+y = "bandwidth_mb_s"
+where = { "array.disks" = 5, "readahead.max" = ["128KiB", "512KiB"], "array.strip" = "64KiB" }
+
+[[claim]]
+text = "either window"
+check = "max(bandwidth_mb_s[readahead.max=128KiB|512KiB, array.disks=5]) > 0"
+expected = "> 0"
+source = "a test"
+"""
+    exp = load_experiment(write(tmp_path, "e.toml", demo_like(extra=extra)))
+    fig = next(f for f in exp.figures if f.name == "bw-of-five-disks")
+    assert fig.run_ids is not None and len(fig.run_ids) == 8  # 4 stream counts x 2 windows
+    assert all(r.point["array.disks"] == 5 for r in exp.runs if r.run_id in fig.run_ids)
+    assert len(exp.claims[-1].check.terms()[0].run_ids) == 16  # both windows, both strips
+    bad = extra.replace('"array.disks" = 5,', '"array.disks" = 3,')
+    with pytest.raises(ExperimentError, match="matches no run"):
+        load_experiment(write(tmp_path, "b.toml", demo_like(extra=bad)))
+
+
 def test_selector_naming_an_unknown_key_is_an_error(tmp_path: Path) -> None:
     extra = '\n[[sweep.exclude]]\n"workload.streamz" = 1\n'
     with pytest.raises(ExperimentError, match="workload.streamz"):

@@ -41,7 +41,7 @@ import json
 import math
 import re
 import tomllib
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -63,8 +63,10 @@ from prefetchlab.schema import metric_names
 
 #: Tables of an experiment file that are not part of the engine's configuration.
 RESERVED = ("experiment", "sweep", "figure", "claim")
-#: Largest sweep accepted (a typo such as a 10^6-element list is caught early).
+#: Largest sweep accepted (a typo such as a 10^6-element list is caught early): runs kept.
 MAX_RUNS = 100_000
+#: Largest product of the axes' lengths, before [[sweep.only]] / [[sweep.exclude]] filter it.
+MAX_POINTS = 2_000_000
 
 
 class ExperimentError(PrefetchlabError):
@@ -102,6 +104,8 @@ class Figure:
     logy: bool = False
     xunits: str = ""
     yunits: str = ""
+    #: The runs drawn (``where``: key = value, or a list of values): all when None.
+    run_ids: frozenset[str] | None = None
 
 
 @dataclass
@@ -398,12 +402,19 @@ def _str(table: Mapping[str, Any], key: str, where: str, path: Path | str, defau
     return v
 
 
-def _figures(raw: Any, runs: list[RunSpec], metrics: list[str], path: Path, source: str) -> list[Figure]:
+def _figures(
+    raw: Any,
+    runs: list[RunSpec],
+    metrics: list[str],
+    path: Path,
+    source: str,
+    select: Callable[[dict[str, Wanted]], list[str]],
+) -> list[Figure]:
     if raw is None:
         return []
     keys = set(runs[0].flat)
     out = []
-    known = {"name", "title", "x", "y", "series", "facets", "logx", "logy", "units"}
+    known = {"name", "title", "x", "y", "series", "facets", "logx", "logy", "units", "where"}
     for i, t in enumerate(_tables(raw, "figure", _at(path, source, "figure")), 1):
         where = f"figure {i}"
         at = _table_at(path, source, "figure", i)
@@ -444,6 +455,19 @@ def _figures(raw: Any, runs: list[RunSpec], metrics: list[str], path: Path, sour
         for flag in ("logx", "logy"):
             if not isinstance(t.get(flag, False), bool):
                 raise ExperimentError(f"{at}: {where}: `{flag}` must be true or false, not {_kind(t[flag])}")
+        run_ids = None
+        if "where" in t:
+            if not isinstance(t["where"], Mapping) or not t["where"]:
+                raise ExperimentError(
+                    f"{at}: {where}: `where` must be a table of key = value (or a list of values)"
+                )
+            sel = {k: tuple(v) if isinstance(v, list) else v for k, v in flatten(t["where"]).items()}
+            try:
+                run_ids = frozenset(select(sel))
+            except PrefetchlabError as e:
+                raise ExperimentError(f"{at}: {where}: where: {e}") from None
+            if not run_ids:
+                raise ExperimentError(f"{at}: {where}: `where` matches no run of the sweep")
         out.append(
             Figure(
                 name=name,
@@ -456,6 +480,7 @@ def _figures(raw: Any, runs: list[RunSpec], metrics: list[str], path: Path, sour
                 logy=t.get("logy", False),
                 xunits=xunits,
                 yunits=yunits,
+                run_ids=run_ids,
             )
         )
     if len({f.name for f in out}) != len(out):
@@ -587,7 +612,7 @@ def load_experiment(path: str | Path) -> Experiment:
         runs=runs,
     )
     metrics = metric_names()
-    exp.figures = _figures(doc.get("figure"), runs, metrics, path, source)
+    exp.figures = _figures(doc.get("figure"), runs, metrics, path, source, exp.select)
     exp.claims = _claims(doc.get("claim"), exp, metrics)
     return exp
 
@@ -608,14 +633,26 @@ def _resolve(
     return json.dumps(json.loads(resolved), sort_keys=True, separators=(",", ":"))
 
 
+#: An axis value the engine refuses (see ``_expand``).
+_BAD = object()
+
+
+def _canonical_or_bad(config_json: str, key: str, value: Scalar, path: Path) -> Any:
+    try:
+        return _canonical(config_json, key, value, path)
+    except ExperimentError:
+        return _BAD
+
+
 def _expand(
     base: dict[str, Any], axes: list[Axis], sweep: Mapping[str, Any], path: Path, source: str
 ) -> list[RunSpec]:
     total = 1
     for a in axes:
         total *= len(a.values)
-    if total > MAX_RUNS:
-        raise ExperimentError(f"{path}: the axes make {total} runs, more than {MAX_RUNS}")
+    if total > MAX_POINTS or (total > MAX_RUNS and not (sweep.get("only") or sweep.get("exclude"))):
+        limit = MAX_POINTS if total > MAX_POINTS else MAX_RUNS
+        raise ExperimentError(f"{path}: the axes make {total} runs, more than {limit}")
     # Each axis at its first value: an unknown key or a bad value of the base is named here.
     first = copy.deepcopy(base)
     for a in axes:
@@ -638,7 +675,26 @@ def _expand(
     # Filter on each axis value as the engine resolves it before resolving whole runs: a large
     # product cut down by [[sweep.only]] costs one resolution per axis value, not per point.
     base_flat = flatten(json.loads(base_json))
-    canon = [[_canonical(base_json, a.key, v, path) for v in a.values] for a in axes]
+    # an axis value the engine refuses is kept for the whole run's resolution, which names the run
+    canon = [[_canonical_or_bad(base_json, a.key, v, path) for v in a.values] for a in axes]
+    axis_of = {a.key: n for n, a in enumerate(axes)}
+
+    def matches_at(idx: tuple[int, ...], table: Mapping[str, list[Any]], bad: bool) -> bool:
+        for key, options in table.items():
+            n = axis_of.get(key)
+            value = canon[n][idx[n]] if n is not None else base_flat.get(key)
+            if value is _BAD:
+                if not bad:
+                    return False
+            elif value not in options:
+                return False
+        return True
+
+    def kept_at(idx: tuple[int, ...]) -> bool:
+        # a refused value is let through to the whole run's resolution, which reports it
+        return all(any(matches_at(idx, t, True) for t in tables) for tables in only.values()) and not any(
+            matches_at(idx, t, False) for t in exclude
+        )
 
     def kept(flat: Mapping[str, Any]) -> bool:
         return all(any(_matches(flat, t) for t in tables) for tables in only.values()) and not any(
@@ -646,9 +702,7 @@ def _expand(
         )
 
     for idx in itertools.product(*(range(len(a.values)) for a in axes)):
-        quick = dict(base_flat)
-        quick.update({a.key: canon[n][i] for n, (a, i) in enumerate(zip(axes, idx, strict=True))})
-        if not kept(quick):
+        if not kept_at(idx):
             continue
         point = {a.key: a.values[i] for a, i in zip(axes, idx, strict=True)}
         tree = copy.deepcopy(base)
@@ -666,4 +720,6 @@ def _expand(
         runs.append(RunSpec(rid, point, config_json, flat))
     if not runs:
         raise ExperimentError(f"{path}: [[sweep.only]] / [[sweep.exclude]] leave no run")
+    if len(runs) > MAX_RUNS:
+        raise ExperimentError(f"{path}: the sweep keeps {len(runs)} runs, more than {MAX_RUNS}")
     return runs

@@ -11,6 +11,7 @@ goes.
 from __future__ import annotations
 
 import json
+import textwrap
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -56,6 +57,8 @@ def draw(exp: Experiment, rows: Sequence[Mapping[str, Any]], out_dir: Path) -> l
             lambda: defaultdict(lambda: defaultdict(list))
         )
         for row in rows:
+            if fig_spec.run_ids is not None and row["run_id"] not in fig_spec.run_ids:
+                continue
             flat = flatten(json.loads(row["config"]))
             facet = _value(row, flat, fig_spec.facets) if fig_spec.facets else None
             series = _value(row, flat, fig_spec.series) if fig_spec.series else None
@@ -69,7 +72,7 @@ def draw(exp: Experiment, rows: Sequence[Mapping[str, Any]], out_dir: Path) -> l
             points += _panel(ax, exp, fig_spec, data.get(facet, {}))
             if fig_spec.facets:
                 ax.set_title(f"{fig_spec.facets} = {exp.label(fig_spec.facets, facet)}", fontsize=10)
-        fig.suptitle(fig_spec.title)
+        fig.suptitle(textwrap.fill(fig_spec.title, width=int(60 * len(facets))), fontsize=11)
         fig.tight_layout()
         stem = out_dir / f"{_safe(exp.name)}-{_safe(fig_spec.name)}"
         png, svg = stem.with_suffix(".png"), stem.with_suffix(".svg")
@@ -80,23 +83,30 @@ def draw(exp: Experiment, rows: Sequence[Mapping[str, Any]], out_dir: Path) -> l
     return drawn
 
 
+_MARKERS = "os^vDP*Xhp<>"
+_LINES = ("-", "--", ":", "-.")
+
+
 def _panel(ax: Any, exp: Experiment, f: Figure, series_data: Mapping[Any, Mapping[Any, list[float]]]) -> int:
     xs_all = sorted({x for by_x in series_data.values() for x in by_x}, key=_sort_key)
     numeric = _numeric(xs_all)
     position = {x: (x if numeric else i) for i, x in enumerate(xs_all)}
     points = 0
-    for series in sorted(series_data, key=_sort_key):
+    for n, series in enumerate(sorted(series_data, key=_sort_key)):
+        # ten colours, then the same again with another line and marker: every series its own
+        style = {"marker": _MARKERS[n % len(_MARKERS)], "linestyle": _LINES[(n // 10) % len(_LINES)]}
         by_x = series_data[series]
         xs = sorted(by_x, key=_sort_key)
         pos = [position[x] for x in xs]
         means = [sum(by_x[x]) / len(by_x[x]) for x in xs]
-        lo = [m - min(by_x[x]) for m, x in zip(means, xs, strict=True)]
-        hi = [max(by_x[x]) - m for m, x in zip(means, xs, strict=True)]
+        # clamped: the mean of equal values may round a hair past them
+        lo = [max(0.0, m - min(by_x[x])) for m, x in zip(means, xs, strict=True)]
+        hi = [max(0.0, max(by_x[x]) - m) for m, x in zip(means, xs, strict=True)]
         label = f"{f.series} = {exp.label(f.series, series)}" if f.series else None
         if any(lo) or any(hi):
-            ax.errorbar(pos, means, yerr=[lo, hi], marker="o", capsize=3, label=label)
+            ax.errorbar(pos, means, yerr=[lo, hi], capsize=3, label=label, **style)
         else:
-            ax.plot(pos, means, marker="o", label=label)
+            ax.plot(pos, means, label=label, **style)
         points += len(xs)
     if f.logx and numeric:
         ax.set_xscale("log", base=2)

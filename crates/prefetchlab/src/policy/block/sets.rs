@@ -5,7 +5,8 @@
 //! tests.
 
 use super::{BlockAccess, BlockContext};
-use std::collections::BTreeMap;
+use rustc_hash::FxHashMap;
+use std::collections::BTreeSet;
 
 /// Prefetched sets `[first, last]` with what each carries (`M`), kept by
 /// their last block — where AMP keeps a stream's `p` and `g` (§7.1: "in the
@@ -15,19 +16,25 @@ use std::collections::BTreeMap;
 /// cache. Sets are disjoint: a set is read where nothing is cached.
 #[derive(Debug, Clone)]
 pub struct SetIndex<M> {
-    by_last: BTreeMap<u64, (u64, M)>,
+    /// By last block: the first block and what the set carries (every
+    /// lookup but [`SetIndex::holding`], O(1): evictions ask it of every block).
+    by_last: FxHashMap<u64, (u64, M)>,
+    /// The last blocks in order, for [`SetIndex::holding`].
+    lasts: BTreeSet<u64>,
 }
 
 impl<M> Default for SetIndex<M> {
     fn default() -> Self {
-        SetIndex { by_last: BTreeMap::new() }
+        SetIndex { by_last: FxHashMap::default(), lasts: BTreeSet::new() }
     }
 }
 
 impl<M> SetIndex<M> {
     /// Records the set `[first, last]`.
     pub fn insert(&mut self, first: u64, last: u64, meta: M) {
-        self.by_last.insert(last, (first.min(last), meta));
+        if self.by_last.insert(last, (first.min(last), meta)).is_none() {
+            self.lasts.insert(last);
+        }
     }
 
     /// The set whose last block is `last`.
@@ -44,12 +51,19 @@ impl<M> SetIndex<M> {
     /// The last block of the set holding `block`, if any.
     #[inline]
     pub fn holding(&self, block: u64) -> Option<u64> {
-        self.by_last.range(block..).next().filter(|(_, (first, _))| *first <= block).map(|(&last, _)| last)
+        if self.by_last.contains_key(&block) {
+            return Some(block); // the common case: a stream's miss right after a set
+        }
+        let &last = self.lasts.range(block..).next()?;
+        (self.by_last[&last].0 <= block).then_some(last)
     }
 
     /// Forgets the set whose last block is `last`.
+    #[inline]
     pub fn remove(&mut self, last: u64) -> Option<M> {
-        self.by_last.remove(&last).map(|(_, m)| m)
+        let (_, m) = self.by_last.remove(&last)?;
+        self.lasts.remove(&last);
+        Some(m)
     }
 
     pub fn len(&self) -> usize {
