@@ -239,11 +239,11 @@ struct Ctx<'a> {
     evicted: &'a mut Vec<(u64, bool)>,
 }
 
-impl BlockContext for Ctx<'_> {
-    fn is_cached(&self, block: u64) -> bool {
-        self.cache.lookup(block) != NONE
-    }
-    fn prefetch(&mut self, block: u64, blocks: u64) -> u64 {
+impl Ctx<'_> {
+    /// Brings the absent blocks of `[block, block+blocks)` in as prefetched,
+    /// noting them in `brought`.
+    #[inline]
+    fn fill_absent(&mut self, block: u64, blocks: u64, mut brought: Option<&mut Vec<u64>>) -> u64 {
         let mut got = 0;
         for b in block..block.saturating_add(blocks) {
             if self.cache.lookup(b) == NONE {
@@ -251,9 +251,24 @@ impl BlockContext for Ctx<'_> {
                 if let Some(ev) = self.cache.fill(b, true) {
                     self.evicted.push((ev.key, ev.unused_prefetch));
                 }
+                if let Some(out) = brought.as_deref_mut() {
+                    out.push(b);
+                }
             }
         }
         got
+    }
+}
+
+impl BlockContext for Ctx<'_> {
+    fn is_cached(&self, block: u64) -> bool {
+        self.cache.lookup(block) != NONE
+    }
+    fn prefetch(&mut self, block: u64, blocks: u64) -> u64 {
+        self.fill_absent(block, blocks, None)
+    }
+    fn prefetch_noting(&mut self, block: u64, blocks: u64, brought: &mut Vec<u64>) -> u64 {
+        self.fill_absent(block, blocks, Some(brought))
     }
     fn set_tag(&mut self, block: u64) {
         self.cache.set_tag(block);

@@ -319,19 +319,16 @@ impl Asp {
         let first = n.strip * sb;
         let end = (first + sb).min(self.geometry.capacity_blocks);
         self.absent.clear();
-        self.absent.extend((first..end).filter(|&b| !ctx.is_cached(b)));
-        if ctx.prefetch(first, sb) > 0 {
+        if ctx.prefetch_noting(first, end - first, &mut self.absent) > 0 {
             self.n.strip_reads += 1;
             self.gate.sp_ns += self.request_ns(sb);
             for i in 0..self.absent.len() {
                 let b = self.absent[i];
-                if ctx.is_cached(b) {
-                    self.clock += 1;
-                    self.unread.insert(b, self.clock);
-                    self.order.push_back((b, self.clock));
-                    self.prefetch_ghost.remove(b);
-                    self.cache_ghost.remove(b);
-                }
+                self.clock += 1;
+                self.unread.insert(b, self.clock);
+                self.order.push_back((b, self.clock));
+                // a ghost entry of b stays until b leaves again: it can only miss
+                // after an eviction or a cull, and both put it in the right list
             }
         } else if n.sp_hi > n.sp_lo {
             self.gate.sp_ns += self.request_ns(n.sp_hi - n.sp_lo);

@@ -163,6 +163,23 @@ pub trait BlockContext {
     /// range touching the current access's unsent demand read joins it.
     /// Returns the blocks brought in (fewer when no room could be made).
     fn prefetch(&mut self, block: u64, blocks: u64) -> u64;
+    /// [`BlockContext::prefetch`], also appending the blocks brought in to
+    /// `brought` (in block order).
+    fn prefetch_noting(&mut self, block: u64, blocks: u64, brought: &mut Vec<u64>) -> u64 {
+        let from = brought.len();
+        let end = block.saturating_add(blocks);
+        brought.extend((block..end).filter(|&b| !self.is_cached(b)));
+        let got = self.prefetch(block, blocks);
+        let mut kept = from;
+        for i in from..brought.len() {
+            if self.is_cached(brought[i]) {
+                brought[kept] = brought[i];
+                kept += 1;
+            }
+        }
+        brought.truncate(kept);
+        got
+    }
     /// Tags a cached block as a trigger (no-op when absent).
     fn set_tag(&mut self, block: u64);
     /// Whether `block` is cached and tagged; clears the tag.
