@@ -23,20 +23,82 @@
 
 use super::{BlockAccess, BlockContext, BlockPrefetch, Geometry};
 use crate::config::LspConfig;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 /// Areas listed in the state report, at most.
 const REPORTED_AREAS: usize = 32;
 
-/// A hot area (its start is its key in the sorted map).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// A hot area (its start is its key in the sorted map). Its holes and
+/// accessed strips are kept array-wide by [`Lsp`] (areas never overlap), so
+/// that merging and splitting areas moves nothing.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 struct Area {
     /// Last byte inside.
     end: u64,
-    /// Strips evicted unread (holes).
-    holes: BTreeSet<u64>,
-    /// Strips accessed since the area was made.
-    accessed: BTreeSet<u64>,
+}
+
+/// A set of strips kept as runs `[start, end)` of consecutive strips: an
+/// area's accessed strips and its holes come in runs (a sequential stream
+/// accesses strip after strip), so merging and splitting areas costs their
+/// runs, not their strips.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct StripRuns {
+    /// start → end (exclusive), disjoint and not touching.
+    runs: BTreeMap<u64, u64>,
+}
+
+impl StripRuns {
+    /// The run holding `s`, as `(start, end)`.
+    fn run_of(&self, s: u64) -> Option<(u64, u64)> {
+        self.runs.range(..=s).next_back().filter(|(_, &e)| e > s).map(|(&a, &e)| (a, e))
+    }
+
+    fn contains(&self, s: u64) -> bool {
+        self.run_of(s).is_some()
+    }
+
+    /// Adds strip `s`; `false` when it was there.
+    fn insert(&mut self, s: u64) -> bool {
+        if self.contains(s) {
+            return false;
+        }
+        self.insert_run(s, s + 1);
+        true
+    }
+
+    /// Adds the strips `[a, b)`, joining the runs it overlaps or touches.
+    fn insert_run(&mut self, mut a: u64, mut b: u64) {
+        while let Some((&start, &end)) = self.runs.range(..=b).next_back() {
+            if end < a {
+                break;
+            }
+            self.runs.remove(&start);
+            a = a.min(start);
+            b = b.max(end);
+        }
+        self.runs.insert(a, b);
+    }
+
+    /// Strips held.
+    fn len(&self) -> u64 {
+        self.runs.iter().map(|(a, b)| b - a).sum()
+    }
+
+    /// Takes the strips `[a, b)` out.
+    fn remove_run(&mut self, a: u64, b: u64) {
+        while let Some((&start, &end)) = self.runs.range(..b).next_back() {
+            if end <= a {
+                break;
+            }
+            self.runs.remove(&start);
+            if start < a {
+                self.runs.insert(start, a);
+            }
+            if end > b {
+                self.runs.insert(b, end);
+            }
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, Default)]
@@ -63,6 +125,10 @@ pub struct Lsp {
     window: Vec<u64>,
     /// Hot areas by start byte.
     areas: BTreeMap<u64, Area>,
+    /// Strips of areas evicted unread (holes).
+    holes: StripRuns,
+    /// Strips of areas accessed since they were in an area.
+    accessed: StripRuns,
     n: Counters,
 }
 
@@ -77,6 +143,8 @@ impl Lsp {
             grow_bytes: cfg.grow_strips as u64 * strip_bytes,
             window: Vec::with_capacity(cfg.window as usize),
             areas: BTreeMap::new(),
+            holes: StripRuns::default(),
+            accessed: StripRuns::default(),
             n: Counters::default(),
             geometry,
         }
@@ -154,51 +222,40 @@ impl Lsp {
     /// Strip `s` of the area at `start` became a hole: a run of holes of
     /// `lsp.hole` bytes or more splits the area there.
     fn hole(&mut self, start: u64, s: u64) {
-        let area = self.areas.get_mut(&start).expect("the area");
-        if !area.holes.insert(s) {
+        if !self.holes.insert(s) {
             return;
         }
         self.n.holes_made += 1;
-        let (mut lo, mut hi) = (s, s);
-        while lo > 0 && area.holes.contains(&(lo - 1)) {
-            lo -= 1;
-        }
-        while area.holes.contains(&(hi + 1)) {
-            hi += 1;
-        }
+        let (lo, end) = self.holes.run_of(s).expect("just inserted");
+        let hi = end - 1;
         if (hi - lo + 1) * self.strip_bytes < self.hole_bytes {
             return;
         }
         self.n.splits += 1;
         let area = self.areas.remove(&start).expect("the area");
         let (cut_start, cut_end) = (lo * self.strip_bytes, (hi + 1) * self.strip_bytes);
-        let part = |keep: &dyn Fn(u64) -> bool, end: u64| Area {
-            end,
-            holes: area.holes.iter().copied().filter(|&h| keep(h)).collect(),
-            accessed: area.accessed.iter().copied().filter(|&h| keep(h)).collect(),
-        };
+        // the run of holes leaves the area, and the strips' marks with it
+        self.holes.remove_run(lo, hi + 1);
+        self.accessed.remove_run(lo, hi + 1);
         if cut_start > start {
-            self.areas.insert(start, part(&|h| h < lo, cut_start - 1));
+            self.areas.insert(start, Area { end: cut_start - 1 });
         }
         if cut_end <= area.end {
-            self.areas.insert(cut_end, part(&|h| h > hi, area.end));
+            self.areas.insert(cut_end, area);
         }
     }
 }
 
-/// Two areas as one: the union of their extents, holes and accessed strips.
-fn merged(mut a: Area, b: Area) -> Area {
-    a.end = a.end.max(b.end);
-    a.holes.extend(b.holes);
-    a.accessed.extend(b.accessed);
-    a
+/// Two areas as one: the union of their extents.
+fn merged(a: Area, b: Area) -> Area {
+    Area { end: a.end.max(b.end) }
 }
 
 impl BlockPrefetch for Lsp {
     fn on_access(&mut self, ctx: &mut dyn BlockContext, a: BlockAccess) {
         let x = a.block * self.geometry.block_bytes;
         let first = self.geometry.strip_of(a.block);
-        let inside = self.area_at(x).filter(|s| !self.areas[s].holes.contains(&first));
+        let inside = self.area_at(x).filter(|_| !self.holes.contains(first));
         if inside.is_none() {
             self.window.push(x);
             if self.window.len() >= self.window_requests {
@@ -214,7 +271,7 @@ impl BlockPrefetch for Lsp {
             }
             // the area may have moved (grown, merged): find it again
             if let Some(start) = self.area_at(x) {
-                if self.areas.get_mut(&start).expect("found").accessed.insert(s) {
+                if self.accessed.insert(s) {
                     self.grow(start, s);
                 }
             }
@@ -236,14 +293,14 @@ impl BlockPrefetch for Lsp {
     }
 
     fn state_json(&self) -> serde_json::Value {
-        let holes: usize = self.areas.values().map(|a| a.holes.len()).sum();
+        let holes = self.holes.len();
         let extent: u64 = self.areas.iter().map(|(s, a)| a.end - s + 1).sum();
         let listed: Vec<[u64; 2]> =
             self.areas.iter().take(REPORTED_AREAS).map(|(&s, a)| [s, a.end]).collect();
         serde_json::json!({
             "areas": self.areas.len(),
             "holes": holes,
-            "area_bytes": extent.saturating_sub(holes as u64 * self.strip_bytes),
+            "area_bytes": extent.saturating_sub(holes * self.strip_bytes),
             "area_list_bytes": listed,
             "window_requests": self.window.len(),
             "clusterings": self.n.clusterings,
@@ -271,6 +328,27 @@ mod tests {
         // 64 KiB strips of 4 KiB blocks
         let g = Geometry::new(ArrayLayout::new(Layout::Raid5, 5, 16, 1 << 20).unwrap(), 4096, u64::MAX);
         Lsp::new(&LspConfig { window, ..LspConfig::default() }, g)
+    }
+
+    #[test]
+    fn strip_runs_join_split_and_remove() {
+        let mut r = StripRuns::default();
+        for s in [5, 7, 6, 1, 2] {
+            assert!(r.insert(s));
+        }
+        assert!(!r.insert(6));
+        assert_eq!(r.runs.iter().map(|(&a, &b)| (a, b)).collect::<Vec<_>>(), vec![(1, 3), (5, 8)]);
+        assert_eq!(r.len(), 5);
+        r.remove_run(6, 7);
+        assert_eq!(r.runs.iter().map(|(&a, &b)| (a, b)).collect::<Vec<_>>(), vec![(1, 3), (5, 6), (7, 8)]);
+        r.insert_run(6, 7);
+        r.insert_run(3, 5);
+        assert_eq!(r.runs.iter().map(|(&a, &b)| (a, b)).collect::<Vec<_>>(), vec![(1, 8)]);
+        assert_eq!((r.run_of(4), r.run_of(8)), (Some((1, 8)), None));
+        r.remove_run(3, 5);
+        assert_eq!(r.runs.iter().map(|(&a, &b)| (a, b)).collect::<Vec<_>>(), vec![(1, 3), (5, 8)]);
+        r.remove_run(0, 6);
+        assert_eq!(r.runs.iter().map(|(&a, &b)| (a, b)).collect::<Vec<_>>(), vec![(6, 8)]);
     }
 
     #[test]
@@ -307,11 +385,11 @@ mod tests {
         }
         l.on_evict(&mut c, 9 * 16, false); // a used block makes no hole
         assert_eq!(l.areas.len(), 1);
-        assert_eq!(l.areas[&0].holes.iter().copied().collect::<Vec<_>>(), vec![4, 5, 6]);
+        assert_eq!(l.holes.runs.iter().map(|(&a, &b)| (a, b)).collect::<Vec<_>>(), vec![(4, 7)]);
         l.on_evict(&mut c, 7 * 16, true); // strips 4..=7: 256 KiB
-        let areas: Vec<_> =
-            l.areas.iter().map(|(&s, a)| (s / KIB, (a.end + 1) / KIB, a.holes.len())).collect();
-        assert_eq!(areas, vec![(0, 256, 0), (512, 1024, 0)]);
+        let areas: Vec<_> = l.areas.iter().map(|(&s, a)| (s / KIB, (a.end + 1) / KIB)).collect();
+        assert_eq!(areas, vec![(0, 256), (512, 1024)]);
+        assert_eq!(l.holes.len(), 0, "the run of holes left with the cut");
     }
 
     #[test]
@@ -327,7 +405,7 @@ mod tests {
         l.on_access(&mut c, a);
         assert_eq!(l.areas[&0].end, (1024 + 128) * KIB - 1, "a strip grows its area once");
         // a request in a hole is outside
-        l.areas.get_mut(&0).unwrap().holes.insert(3);
+        l.holes.insert(3);
         let a = c.demand(0, 16 * 3, 1);
         l.on_access(&mut c, a);
         assert_eq!((c.reads.len(), l.window.len()), (1, 1));
