@@ -22,6 +22,10 @@
 //!   follows the blocks wasted, not the sets late;
 //! * when a read completes and a request was **already waiting** for it
 //!   (`readWaiting`) the prefetch came too late: `g += 1`, `g ≤ p − 1`.
+//!   Our reading of "waiting for the first page of the set": a read that
+//!   found *any* block of the set in flight after the set's read was sent
+//!   (a stream reaches a set at its first block); the demand read a
+//!   synchronous set was folded into does not count, as it was never late.
 //!   Timed runs only: the cache-only mode has no clock, so there `g` only
 //!   falls (as in the third-party code algorithms.md §7.2 cites).
 //!

@@ -172,9 +172,9 @@ pub struct Asp {
     prefetch_ghost: Ghost,
     cache_ghost: Ghost,
     gate: Gate,
-    /// Reused buffers.
+    /// Reused buffers: per-strip notes of a read; the blocks a strip read brought in.
     notes: Vec<StripNote>,
-    absent: Vec<u64>,
+    brought: Vec<u64>,
     n: Counters,
 }
 
@@ -215,7 +215,7 @@ impl Asp {
                 shadow_hits: 0,
             },
             notes: Vec::new(),
-            absent: Vec::new(),
+            brought: Vec::new(),
             n: Counters::default(),
             geometry,
         }
@@ -318,12 +318,12 @@ impl Asp {
         let sb = self.geometry.strip_blocks();
         let first = n.strip * sb;
         let end = (first + sb).min(self.geometry.capacity_blocks);
-        self.absent.clear();
-        if ctx.prefetch_noting(first, end - first, &mut self.absent) > 0 {
+        self.brought.clear();
+        if ctx.prefetch_noting(first, end - first, &mut self.brought) > 0 {
             self.n.strip_reads += 1;
             self.gate.sp_ns += self.request_ns(sb);
-            for i in 0..self.absent.len() {
-                let b = self.absent[i];
+            for i in 0..self.brought.len() {
+                let b = self.brought[i];
                 self.clock += 1;
                 self.unread.insert(b, self.clock);
                 self.order.push_back((b, self.clock));

@@ -20,6 +20,11 @@
 //!   splits the area there.
 //!
 //! Areas are in bytes (the paper's units); growth, holes and splits in strips.
+//! Choices the spec leaves open: a request's *data unit* is its first
+//! byte, and it is inside an area when that byte is (both ends of an area
+//! inside); a request inside an area reads its strips' missing blocks
+//! whether it hit or missed (the strip is the prefetch unit, read with the
+//! demand when there is one).
 
 use super::{BlockAccess, BlockContext, BlockPrefetch, Geometry};
 use crate::config::LspConfig;
