@@ -1127,7 +1127,11 @@ impl Engine {
             },
             prefetched_pages: cs.prefetched,
             prefetch_used_pages: cs.prefetch_used,
-            prefetch_accuracy: ratio(cs.prefetch_used as f64, cs.prefetched as f64),
+            prefetch_accuracy: match (t, acs) {
+                (Some(_), Some(a)) => ratio(a.prefetch_used as f64, a.prefetched as f64),
+                (Some(_), None) => 0.0,
+                _ => ratio(cs.prefetch_used as f64, cs.prefetched as f64),
+            },
             wasted_prefetch_pages: cs.wasted,
             readahead_windows: self.readahead_windows,
             block_requests: self.block_requests,
