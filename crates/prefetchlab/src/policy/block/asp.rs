@@ -62,41 +62,64 @@ use crate::config::AspConfig;
 use rustc_hash::FxHashMap;
 use std::collections::VecDeque;
 
-/// A bounded list of addresses (a ghost list): at most `cap` of them, the
-/// oldest leaving first.
-struct Ghost {
-    cap: usize,
-    seq: u64,
-    /// Address → the sequence number of its newest entry.
-    map: FxHashMap<u64, u64>,
-    /// Entries in insertion order; stale ones (removed or inserted again
-    /// since) are skipped when they leave.
-    order: VecDeque<(u64, u64)>,
+/// Which ghost list an address is in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum List {
+    /// Prefetched blocks culled or evicted unread.
+    Prefetch = 0,
+    /// Read blocks evicted.
+    Cache = 1,
 }
 
-impl Ghost {
-    fn new(cap: u32) -> Ghost {
-        Ghost { cap: cap as usize, seq: 0, map: FxHashMap::default(), order: VecDeque::new() }
+/// The two ghost lists: bounded lists of addresses (at most `cap[list]`
+/// entries each, the oldest leaving first). An address is in one list at
+/// most — entering one takes it out of the other — so one map answers for
+/// both and a miss costs one lookup.
+struct Ghosts {
+    cap: [usize; 2],
+    seq: u64,
+    /// Address → its list and the sequence number of its newest entry.
+    map: FxHashMap<u64, (List, u64)>,
+    /// Each list's entries in insertion order; stale ones (removed, or
+    /// inserted again since) are skipped when they leave.
+    order: [VecDeque<(u64, u64)>; 2],
+}
+
+impl Ghosts {
+    fn new(prefetch_cap: u32, cache_cap: u32) -> Ghosts {
+        Ghosts {
+            cap: [prefetch_cap as usize, cache_cap as usize],
+            seq: 0,
+            map: FxHashMap::default(),
+            order: [VecDeque::new(), VecDeque::new()],
+        }
     }
 
-    fn insert(&mut self, block: u64) {
-        if self.cap == 0 {
+    /// `block` enters `list` (and leaves the other).
+    fn insert(&mut self, list: List, block: u64) {
+        let l = list as usize;
+        if self.cap[l] == 0 {
+            self.map.remove(&block);
             return;
         }
         self.seq += 1;
-        self.map.insert(block, self.seq);
-        self.order.push_back((block, self.seq));
-        while self.order.len() > self.cap {
-            let (b, s) = self.order.pop_front().expect("longer than cap");
-            if self.map.get(&b) == Some(&s) {
+        self.map.insert(block, (list, self.seq));
+        let order = &mut self.order[l];
+        order.push_back((block, self.seq));
+        while order.len() > self.cap[l] {
+            let (b, s) = order.pop_front().expect("longer than cap");
+            if self.map.get(&b) == Some(&(list, s)) {
                 self.map.remove(&b);
             }
         }
     }
 
-    /// Whether `block` was in the list; it leaves it.
-    fn remove(&mut self, block: u64) -> bool {
-        !self.map.is_empty() && self.map.remove(&block).is_some()
+    /// The list `block` was in, if any; it leaves it.
+    fn remove(&mut self, block: u64) -> Option<List> {
+        if self.map.is_empty() {
+            return None;
+        }
+        self.map.remove(&block).map(|(list, _)| list)
     }
 }
 
@@ -169,8 +192,7 @@ pub struct Asp {
     unread: FxHashMap<u64, u64>,
     /// The same in prefetch order (stale entries skipped when popped).
     order: VecDeque<(u64, u64)>,
-    prefetch_ghost: Ghost,
-    cache_ghost: Ghost,
+    ghosts: Ghosts,
     gate: Gate,
     /// Reused buffers: per-strip notes of a read; the blocks a strip read brought in.
     notes: Vec<StripNote>,
@@ -193,8 +215,7 @@ impl Asp {
             clock: 0,
             unread: FxHashMap::default(),
             order: VecDeque::new(),
-            prefetch_ghost: Ghost::new(cfg.prefetch_ghost),
-            cache_ghost: Ghost::new(cfg.cache_ghost),
+            ghosts: Ghosts::new(cfg.prefetch_ghost, cfg.cache_ghost),
             gate: Gate {
                 on: true,
                 interval: cfg.gate_interval.max(1) as u64,
@@ -275,13 +296,16 @@ impl Asp {
                     self.grow();
                 }
             } else if missed {
-                if self.prefetch_ghost.remove(b) {
-                    self.n.prefetch_ghost_hits += 1;
-                    self.cache_ghost.remove(b);
-                    self.grow();
-                } else if self.cache_ghost.remove(b) {
-                    self.n.cache_ghost_hits += 1;
-                    self.shrink();
+                match self.ghosts.remove(b) {
+                    Some(List::Prefetch) => {
+                        self.n.prefetch_ghost_hits += 1;
+                        self.grow();
+                    }
+                    Some(List::Cache) => {
+                        self.n.cache_ghost_hits += 1;
+                        self.shrink();
+                    }
+                    None => {}
                 }
                 if off && self.gate.shadow.remove(&b).is_some() {
                     self.gate.shadow_hits += 1;
@@ -390,8 +414,7 @@ impl Asp {
     fn culled(&mut self, b: u64) {
         self.unread.remove(&b);
         self.n.culled += 1;
-        self.prefetch_ghost.insert(b);
-        self.cache_ghost.remove(b);
+        self.ghosts.insert(List::Prefetch, b);
     }
 
     /// One more read in the gate's interval; at its end, SP is on for the
@@ -452,11 +475,9 @@ impl BlockPrefetch for Asp {
         self.unread.remove(&block);
         if unused_prefetch {
             self.n.evicted_unread += 1;
-            self.prefetch_ghost.insert(block);
-            self.cache_ghost.remove(block);
+            self.ghosts.insert(List::Prefetch, block);
         } else {
-            self.cache_ghost.insert(block);
-            self.prefetch_ghost.remove(block);
+            self.ghosts.insert(List::Cache, block);
         }
     }
 

@@ -28,6 +28,7 @@
 
 use super::{BlockAccess, BlockContext, BlockPrefetch, Geometry};
 use crate::config::LspConfig;
+use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;
 
 /// Areas listed in the state report, at most.
@@ -42,67 +43,72 @@ struct Area {
     end: u64,
 }
 
-/// A set of strips kept as runs `[start, end)` of consecutive strips: an
-/// area's accessed strips and its holes come in runs (a sequential stream
-/// accesses strip after strip), so merging and splitting areas costs their
-/// runs, not their strips.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-struct StripRuns {
-    /// start → end (exclusive), disjoint and not touching.
-    runs: BTreeMap<u64, u64>,
+/// Strips per page of a [`StripSet`] (512 bytes of bits).
+const PAGE_STRIPS: u64 = 4096;
+
+/// A set of strips as a bitmap in pages of [`PAGE_STRIPS`] strips, the
+/// pages found by hashing (an array's strip numbers are dense, but a trace
+/// may address any of 2^64 blocks). A test, an insertion or a removal costs
+/// one hash lookup; a run of set strips is found by walking its bits, and
+/// runs stay short: a run of holes is cut out as soon as it reaches
+/// `lsp.hole`.
+#[derive(Debug, Clone, Default)]
+struct StripSet {
+    pages: FxHashMap<u64, Box<[u64; (PAGE_STRIPS / 64) as usize]>>,
 }
 
-impl StripRuns {
-    /// The run holding `s`, as `(start, end)`.
-    fn run_of(&self, s: u64) -> Option<(u64, u64)> {
-        self.runs.range(..=s).next_back().filter(|(_, &e)| e > s).map(|(&a, &e)| (a, e))
-    }
-
+impl StripSet {
     fn contains(&self, s: u64) -> bool {
-        self.run_of(s).is_some()
+        let bit = s % PAGE_STRIPS;
+        self.pages.get(&(s / PAGE_STRIPS)).is_some_and(|p| p[(bit / 64) as usize] >> (bit % 64) & 1 == 1)
     }
 
     /// Adds strip `s`; `false` when it was there.
     fn insert(&mut self, s: u64) -> bool {
-        if self.contains(s) {
-            return false;
-        }
-        self.insert_run(s, s + 1);
-        true
+        let bit = s % PAGE_STRIPS;
+        let page =
+            self.pages.entry(s / PAGE_STRIPS).or_insert_with(|| Box::new([0; (PAGE_STRIPS / 64) as usize]));
+        let word = &mut page[(bit / 64) as usize];
+        let was = *word >> (bit % 64) & 1 == 1;
+        *word |= 1 << (bit % 64);
+        !was
     }
 
-    /// Adds the strips `[a, b)`, joining the runs it overlaps or touches.
-    fn insert_run(&mut self, mut a: u64, mut b: u64) {
-        while let Some((&start, &end)) = self.runs.range(..=b).next_back() {
-            if end < a {
-                break;
-            }
-            self.runs.remove(&start);
-            a = a.min(start);
-            b = b.max(end);
+    /// Takes strip `s` out.
+    fn remove(&mut self, s: u64) {
+        let bit = s % PAGE_STRIPS;
+        if let Some(p) = self.pages.get_mut(&(s / PAGE_STRIPS)) {
+            p[(bit / 64) as usize] &= !(1 << (bit % 64));
         }
-        self.runs.insert(a, b);
     }
 
-    /// Strips held.
-    fn len(&self) -> u64 {
-        self.runs.iter().map(|(a, b)| b - a).sum()
+    /// The run of consecutive strips holding `s`, as `(start, end)` with
+    /// `end` exclusive.
+    fn run_of(&self, s: u64) -> Option<(u64, u64)> {
+        if !self.contains(s) {
+            return None;
+        }
+        let mut lo = s;
+        while lo > 0 && self.contains(lo - 1) {
+            lo -= 1;
+        }
+        let mut hi = s + 1;
+        while hi < u64::MAX && self.contains(hi) {
+            hi += 1;
+        }
+        Some((lo, hi))
     }
 
     /// Takes the strips `[a, b)` out.
     fn remove_run(&mut self, a: u64, b: u64) {
-        while let Some((&start, &end)) = self.runs.range(..b).next_back() {
-            if end <= a {
-                break;
-            }
-            self.runs.remove(&start);
-            if start < a {
-                self.runs.insert(start, a);
-            }
-            if end > b {
-                self.runs.insert(b, end);
-            }
+        for s in a..b {
+            self.remove(s);
         }
+    }
+
+    /// Strips held.
+    fn len(&self) -> u64 {
+        self.pages.values().flat_map(|p| p.iter()).map(|w| w.count_ones() as u64).sum()
     }
 }
 
@@ -131,9 +137,9 @@ pub struct Lsp {
     /// Hot areas by start byte.
     areas: BTreeMap<u64, Area>,
     /// Strips of areas evicted unread (holes).
-    holes: StripRuns,
+    holes: StripSet,
     /// Strips of areas accessed since they were in an area.
-    accessed: StripRuns,
+    accessed: StripSet,
     n: Counters,
 }
 
@@ -148,8 +154,8 @@ impl Lsp {
             grow_bytes: cfg.grow_strips as u64 * strip_bytes,
             window: Vec::with_capacity(cfg.window as usize),
             areas: BTreeMap::new(),
-            holes: StripRuns::default(),
-            accessed: StripRuns::default(),
+            holes: StripSet::default(),
+            accessed: StripSet::default(),
             n: Counters::default(),
             geometry,
         }
@@ -336,24 +342,24 @@ mod tests {
     }
 
     #[test]
-    fn strip_runs_join_split_and_remove() {
-        let mut r = StripRuns::default();
-        for s in [5, 7, 6, 1, 2] {
+    fn strip_sets_find_runs_across_pages_and_remove_them() {
+        let mut r = StripSet::default();
+        for s in [5, 7, 6, 1, 2, PAGE_STRIPS - 1, PAGE_STRIPS] {
             assert!(r.insert(s));
         }
         assert!(!r.insert(6));
-        assert_eq!(r.runs.iter().map(|(&a, &b)| (a, b)).collect::<Vec<_>>(), vec![(1, 3), (5, 8)]);
-        assert_eq!(r.len(), 5);
+        assert_eq!(r.len(), 7);
+        assert_eq!((r.run_of(1), r.run_of(6), r.run_of(3)), (Some((1, 3)), Some((5, 8)), None));
+        assert_eq!(r.run_of(PAGE_STRIPS), Some((PAGE_STRIPS - 1, PAGE_STRIPS + 1)), "a run across two pages");
         r.remove_run(6, 7);
-        assert_eq!(r.runs.iter().map(|(&a, &b)| (a, b)).collect::<Vec<_>>(), vec![(1, 3), (5, 6), (7, 8)]);
-        r.insert_run(6, 7);
-        r.insert_run(3, 5);
-        assert_eq!(r.runs.iter().map(|(&a, &b)| (a, b)).collect::<Vec<_>>(), vec![(1, 8)]);
-        assert_eq!((r.run_of(4), r.run_of(8)), (Some((1, 8)), None));
-        r.remove_run(3, 5);
-        assert_eq!(r.runs.iter().map(|(&a, &b)| (a, b)).collect::<Vec<_>>(), vec![(1, 3), (5, 8)]);
+        assert_eq!((r.run_of(5), r.run_of(7)), (Some((5, 6)), Some((7, 8))));
+        r.insert(3);
+        r.insert(4);
+        r.insert(6);
+        assert_eq!(r.run_of(4), Some((1, 8)));
         r.remove_run(0, 6);
-        assert_eq!(r.runs.iter().map(|(&a, &b)| (a, b)).collect::<Vec<_>>(), vec![(6, 8)]);
+        assert_eq!((r.run_of(7), r.contains(5), r.len()), (Some((6, 8)), false, 4));
+        assert!(!r.contains(u64::MAX) && r.insert(u64::MAX) && r.contains(u64::MAX));
     }
 
     #[test]
@@ -390,7 +396,7 @@ mod tests {
         }
         l.on_evict(&mut c, 9 * 16, false); // a used block makes no hole
         assert_eq!(l.areas.len(), 1);
-        assert_eq!(l.holes.runs.iter().map(|(&a, &b)| (a, b)).collect::<Vec<_>>(), vec![(4, 7)]);
+        assert_eq!((l.holes.run_of(5), l.holes.len()), (Some((4, 7)), 3));
         l.on_evict(&mut c, 7 * 16, true); // strips 4..=7: 256 KiB
         let areas: Vec<_> = l.areas.iter().map(|(&s, a)| (s / KIB, (a.end + 1) / KIB)).collect();
         assert_eq!(areas, vec![(0, 256), (512, 1024)]);
