@@ -51,6 +51,7 @@ SCHEMES: list[tuple[str, dict[str, Any]]] = [
     ("SP", {"prefetch": "sp"}),
     ("LSP", {"prefetch": "lsp"}),
     ("ASP (reconstruction)", {"prefetch": "asp"}),
+    ("TaP (reconstruction)", {"prefetch": "tap"}),
 ]
 
 

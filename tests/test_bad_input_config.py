@@ -59,6 +59,18 @@ REFUSED: dict[str, tuple[list[str], tuple[str, ...]]] = {
         ["array_cache.size=1MiB", "array_cache.prefetch=asp", "array_cache.asp.delta=0"],
         ("`array_cache.asp.delta`", "at least 1 block"),
     ),
+    "a TaP table of no entries": (
+        ["array_cache.size=1MiB", "array_cache.prefetch=tap", "array_cache.tap.table=0"],
+        ("`array_cache.tap.table`", "at least 1 entry", "got 0"),
+    ),
+    "a TaP step of no cache": (
+        ["array_cache.size=1MiB", "array_cache.prefetch=tap", "array_cache.tap.step=0"],
+        ("`array_cache.tap.step`", "within (0, 1]", "got 0"),
+    ),
+    "a TaP threshold above 1": (
+        ["array_cache.size=1MiB", "array_cache.prefetch=tap", "array_cache.tap.threshold=2"],
+        ("`array_cache.tap.threshold`", "within 0..=1", "got 2"),
+    ),
     "SSD bandwidth of 0": (
         ["disk.kind=ssd", "ssd.read_bandwidth=0"],
         ("`ssd.read_bandwidth`", "at least 1000000 bytes per second", "got 0"),

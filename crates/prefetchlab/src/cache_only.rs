@@ -282,6 +282,9 @@ impl BlockContext for Ctx<'_> {
     fn cull(&mut self, block: u64) -> bool {
         self.cache.cull(block)
     }
+    fn drop_read(&mut self, block: u64) -> bool {
+        self.cache.drop_read(block)
+    }
 }
 
 #[cfg(test)]

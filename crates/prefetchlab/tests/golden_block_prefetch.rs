@@ -3,7 +3,7 @@
 //! run or in the cache-only mode, checked on what a user sees — the disk
 //! requests of the io_log, the prefetch counts and each scheme's own
 //! counters (`block_policy_state`). The worked examples are those of
-//! algorithms.md §2, §6 and §7 (decisions.md 6–7c).
+//! algorithms.md §2, §6 and §7 (decisions.md 6–7c); TaP's (§9) is this file's.
 
 use prefetchlab::config::{BlockPrefetchPolicy, Config, Layout, Replay, RunMode, WorkloadKind};
 use prefetchlab::metrics::{IoEvent, Report};
@@ -126,6 +126,25 @@ fn amp_p_rises_on_a_hit_on_a_sets_last_block_and_falls_on_its_unused_eviction() 
 }
 
 /// LSP's areas as `(start KiB, end KiB)`, both ends inside.
+#[test]
+fn tap_reads_the_next_segment_when_a_read_continues_a_table_entry_and_drops_what_was_read() {
+    // 100-101 enters the table; 102-103 continues it: the segment 104..112 (p = 8) is
+    // read with the demand, one disk request; 104..110 hit; 110-111 uses the segment up,
+    // so 112..120 is read ahead
+    let reads = [(100, 2), (102, 2), (104, 2), (106, 2), (108, 2), (110, 2)];
+    let c = config("tap", &reads, BlockPrefetchPolicy::Tap, 1024);
+    assert_eq!(disk_reads(&c), vec![(100, 16), (102, 80), (112, 64)]);
+    for r in [run(&c), cache_only(c.clone())] {
+        let m = &r.metrics;
+        assert_eq!((m.hits, m.misses, m.prefetched_blocks, m.prefetch_used_blocks), (8, 4, 16, 8));
+        let s = state(&r);
+        assert_eq!((s["sequential_reads"].as_u64(), s["segment_reads"].as_u64()), (Some(5), Some(2)));
+        // the blocks read from the segment left the cache at once
+        assert_eq!(s["dropped_after_read"], 8);
+        assert_eq!(s["reconstruction"], "algorithms.md §9 (decisions.md 10)");
+    }
+}
+
 fn areas(r: &Report) -> Vec<(u64, u64)> {
     state(r)["area_list_bytes"]
         .as_array()

@@ -299,6 +299,24 @@ impl ArrayCache {
         true
     }
 
+    /// Evicts `block` now if it is cached, uptodate and was read (TaP drops
+    /// prefetched data once read, [`crate::policy::block::tap`]); returns
+    /// whether it did. A block a reader waits for (pinned), holding data the
+    /// disks lack (dirty), unread or in flight is kept.
+    pub fn drop_read(&mut self, block: u64) -> bool {
+        let slot = self.lookup(block);
+        if slot == NONE {
+            return false;
+        }
+        let keep = flag::PINNED | flag::DIRTY;
+        if self.lru.flags(slot) & (flag::UPTODATE | flag::USED | keep) != flag::UPTODATE | flag::USED {
+            return false;
+        }
+        self.lru.remove(slot);
+        self.index.remove(&block);
+        true
+    }
+
     /// Whether the block carries the readahead marker (array-level readahead).
     #[inline]
     pub fn has_marker(&self, slot: u32) -> bool {

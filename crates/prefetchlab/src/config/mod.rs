@@ -269,6 +269,10 @@ pub enum BlockPrefetchPolicy {
     /// ASP: SP with adaptive cache culling and a prefetch gate (Baek & Park,
     /// USENIX ATC 2008), a reconstruction (algorithms.md §5.2).
     Asp,
+    /// TaP: a table of stream ends, segments of `p` blocks read ahead into a
+    /// self-sizing prefetch cache (Li et al., FAST 2008), a reconstruction
+    /// (algorithms.md §9).
+    Tap,
 }
 
 impl BlockPrefetchPolicy {
@@ -286,6 +290,7 @@ impl BlockPrefetchPolicy {
             BlockPrefetchPolicy::Sp => "sp",
             BlockPrefetchPolicy::Lsp => "lsp",
             BlockPrefetchPolicy::Asp => "asp",
+            BlockPrefetchPolicy::Tap => "tap",
         }
     }
 
@@ -395,6 +400,34 @@ impl Default for AspConfig {
     }
 }
 
+/// `[array_cache.tap]`: TaP, the reconstruction of algorithms.md §9
+/// (decisions.md 10; see [`crate::policy::block::tap`]). Its segment is
+/// `array_cache.p` blocks.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct TapConfig {
+    /// Entries of the detection table (the ends of recent reads).
+    pub table: u32,
+    /// The prefetch cache's starting size, a fraction of the cache.
+    pub start: f64,
+    /// How far the prefetch cache's size moves per interval, a fraction of
+    /// the cache; also the length of the ghost list that measures the gain.
+    pub step: f64,
+    /// Reads per sizing interval.
+    pub interval: u32,
+    /// The prefetch cache grows while a step more would have turned more
+    /// than this fraction of reads into read-ahead hits; it shrinks otherwise.
+    pub threshold: f64,
+    /// Prefetched blocks leave the cache once read.
+    pub drop_used: bool,
+}
+
+impl Default for TapConfig {
+    fn default() -> Self {
+        TapConfig { table: 64, start: 0.1, step: 0.01, interval: 1024, threshold: 0.005, drop_used: true }
+    }
+}
+
 /// How the array cache treats a write (issue 9; decisions.md: write-through
 /// unless told otherwise).
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
@@ -424,7 +457,8 @@ pub struct ArrayCacheConfig {
     /// is sequential when the `seq_threshold − 1` blocks before it are
     /// cached (counted as SARC does); 1 makes every miss sequential.
     pub seq_threshold: u32,
-    /// FS_p and FA_p/g: the degree of prefetch, blocks per prefetched set.
+    /// FS_p and FA_p/g: the degree of prefetch, blocks per prefetched set;
+    /// TaP: blocks per segment read ahead.
     pub p: u32,
     /// FA_p/g: the trigger's distance from the set's last block (0: the
     /// last block itself); unset means `p/2 − 1`, as [FAST07] chose
@@ -436,6 +470,7 @@ pub struct ArrayCacheConfig {
     pub amp: AmpConfig,
     pub lsp: LspConfig,
     pub asp: AspConfig,
+    pub tap: TapConfig,
 }
 
 impl Default for ArrayCacheConfig {
@@ -453,6 +488,7 @@ impl Default for ArrayCacheConfig {
             amp: AmpConfig::default(),
             lsp: LspConfig::default(),
             asp: AspConfig::default(),
+            tap: TapConfig::default(),
         }
     }
 }
@@ -846,6 +882,30 @@ impl Config {
         units::check_latency(s.positioning.0).map_err(|m| Error::config("array_cache.asp.positioning", m))?;
         units::check_bandwidth(s.transfer_rate.0)
             .map_err(|m| Error::config("array_cache.asp.transfer_rate", m))?;
+        let t = &c.tap;
+        if t.table == 0 {
+            return Err(Error::config(
+                "array_cache.tap.table",
+                "the detection table needs at least 1 entry, got 0",
+            ));
+        }
+        for (key, v) in [("array_cache.tap.start", t.start), ("array_cache.tap.step", t.step)] {
+            if !(v > 0.0 && v <= 1.0) {
+                return Err(Error::config(key, format!("a fraction of the cache within (0, 1], got {v}")));
+            }
+        }
+        if t.interval == 0 {
+            return Err(Error::config(
+                "array_cache.tap.interval",
+                "the prefetch cache is sized over intervals of at least 1 read, got 0",
+            ));
+        }
+        if !(0.0..=1.0).contains(&t.threshold) {
+            return Err(Error::config(
+                "array_cache.tap.threshold",
+                format!("a fraction of reads within 0..=1, got {}", t.threshold),
+            ));
+        }
         if matches!(c.prefetch, BlockPrefetchPolicy::Sp | BlockPrefetchPolicy::Lsp | BlockPrefetchPolicy::Asp)
         {
             if a.layout == Layout::Single {

@@ -167,4 +167,7 @@ impl BlockContext for BlockCtx<'_> {
     fn cull(&mut self, block: u64) -> bool {
         self.e.array_cache.as_mut().is_some_and(|a| a.cull(block))
     }
+    fn drop_read(&mut self, block: u64) -> bool {
+        self.e.array_cache.as_mut().is_some_and(|a| a.drop_read(block))
+    }
 }

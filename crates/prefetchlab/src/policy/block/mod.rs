@@ -12,6 +12,7 @@
 //! | `sp` | [`sp`] | §5.1 SP: the whole strip of a miss |
 //! | `lsp` | [`lsp`] | §6 LSP (decisions.md 7–7c) |
 //! | `asp` | [`asp`] | §5.2 ASP, a reconstruction (decisions.md 5): SP with adaptive cache culling and a prefetch gate |
+//! | `tap` | [`tap`] | §9 TaP, a reconstruction (decisions.md 10): a table of stream ends, segments read ahead into a self-sizing prefetch cache |
 //! | `linux` | — | Linux readahead on the array's blocks: the policies of [`crate::policy::readahead`] driven by the engine's trace replay, not a [`BlockPrefetch`] |
 //!
 //! # What a policy sees, and when
@@ -32,7 +33,8 @@
 //!
 //! Hooks follow the cache's life: [`BlockPrefetch::on_evict`] (with whether
 //! the block was prefetched and never read — AMP, LSP, ASP; not for a block
-//! the policy culled itself, [`BlockContext::cull`], ASP),
+//! the policy culled or dropped itself, [`BlockContext::cull`], ASP and TaP,
+//! [`BlockContext::drop_read`], TaP),
 //! [`BlockPrefetch::on_second_chance`] (a block the policy marked reached the
 //! LRU end unread and was moved back to the MRU end once, AMP's `old`), and
 //! [`BlockPrefetch::on_complete`] (a read holding prefetched blocks
@@ -52,12 +54,14 @@ pub mod adaptive;
 pub mod amp;
 pub mod asp;
 pub mod fa;
+pub mod fifo;
 pub mod fs;
 pub mod lsp;
 pub mod none;
 pub mod obl;
 pub mod sets;
 pub mod sp;
+pub mod tap;
 
 pub use adaptive::{AdaptiveSync, Growth};
 pub use amp::Amp;
@@ -68,6 +72,7 @@ pub use lsp::Lsp;
 pub use none::NoBlockPrefetch;
 pub use obl::BlockObl;
 pub use sp::StripPrefetch;
+pub use tap::Tap;
 
 use crate::array::layout::ArrayLayout;
 use crate::config::{ArrayCacheConfig, BlockPrefetchPolicy, Config};
@@ -193,6 +198,11 @@ pub trait BlockContext {
     /// dirty or waited for is kept. The policy is not told of a culled block
     /// through [`BlockPrefetch::on_evict`]: it knows.
     fn cull(&mut self, block: u64) -> bool;
+    /// Evicts `block` now if it is cached, uptodate and was read; returns
+    /// whether it did (TaP drops prefetched data once read). A block in
+    /// flight, unread, dirty or waited for is kept; the policy is not told
+    /// through [`BlockPrefetch::on_evict`].
+    fn drop_read(&mut self, block: u64) -> bool;
 }
 
 /// A block-level prefetching policy (see the module doc for when each hook
@@ -241,6 +251,7 @@ pub fn build(cfg: &ArrayCacheConfig, geometry: Geometry) -> Box<dyn BlockPrefetc
         BlockPrefetchPolicy::Sp => Box::new(StripPrefetch::new(geometry)),
         BlockPrefetchPolicy::Lsp => Box::new(Lsp::new(&cfg.lsp, geometry)),
         BlockPrefetchPolicy::Asp => Box::new(Asp::new(&cfg.asp, geometry, cfg.capacity_blocks())),
+        BlockPrefetchPolicy::Tap => Box::new(Tap::new(&cfg.tap, p, cfg.capacity_blocks())),
     }
 }
 

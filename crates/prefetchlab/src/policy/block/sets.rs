@@ -147,7 +147,7 @@ pub fn degree_histogram(degrees: impl Iterator<Item = u64>) -> serde_json::Value
 }
 
 /// A test double of the array cache: a set of cached blocks (prefetches
-/// arrive at once), the reads asked for, tags, second chances and culls.
+/// arrive at once), the reads asked for, tags, second chances, culls and drops.
 #[cfg(test)]
 pub mod double {
     use super::super::{BlockAccess, BlockContext};
@@ -220,6 +220,13 @@ pub mod double {
             }
             self.cached.remove(&block);
             self.culled.push(block);
+            true
+        }
+        fn drop_read(&mut self, block: u64) -> bool {
+            if !self.cached.contains(&block) || self.unread.contains(&block) {
+                return false;
+            }
+            self.cached.remove(&block);
             true
         }
     }
