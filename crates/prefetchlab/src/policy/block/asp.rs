@@ -123,6 +123,105 @@ impl Ghosts {
     }
 }
 
+/// The prefetched blocks not read, evicted nor culled, with their clock
+/// stamps, kept by strip: a strip with such blocks has a slot of one stamp
+/// per block (0: none) in a flat table, found through a map of strips. SP
+/// brings blocks in by strips, so the map holds a strip's worth of blocks
+/// per entry and stays small enough for the processor's caches, where a map
+/// of blocks did not (it was most of ASP's time on long traces).
+struct Unread {
+    strip_blocks: u64,
+    slot_of: FxHashMap<u64, u32>,
+    /// `slot * strip_blocks + block's place in its strip` → stamp.
+    stamps: Vec<u64>,
+    /// Blocks held per slot.
+    held: Vec<u32>,
+    free: Vec<u32>,
+    len: usize,
+}
+
+impl Unread {
+    fn new(strip_blocks: u64) -> Unread {
+        Unread {
+            strip_blocks: strip_blocks.max(1),
+            slot_of: FxHashMap::default(),
+            stamps: Vec::new(),
+            held: Vec::new(),
+            free: Vec::new(),
+            len: 0,
+        }
+    }
+
+    #[inline]
+    fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    #[inline]
+    fn place(&self, block: u64) -> (u64, usize) {
+        (block / self.strip_blocks, (block % self.strip_blocks) as usize)
+    }
+
+    /// `block`'s stamp, if it is held.
+    #[inline]
+    fn get(&self, block: u64) -> Option<u64> {
+        if self.len == 0 {
+            return None;
+        }
+        let (strip, i) = self.place(block);
+        let slot = *self.slot_of.get(&strip)? as usize;
+        let stamp = self.stamps[slot * self.strip_blocks as usize + i];
+        (stamp != 0).then_some(stamp)
+    }
+
+    /// Holds `block` with `stamp` (not 0), replacing any stamp it had.
+    fn insert(&mut self, block: u64, stamp: u64) {
+        debug_assert!(stamp != 0);
+        let (strip, i) = self.place(block);
+        let sb = self.strip_blocks as usize;
+        let slot = match self.slot_of.get(&strip) {
+            Some(&s) => s as usize,
+            None => {
+                let s = self.free.pop().unwrap_or_else(|| {
+                    self.held.push(0);
+                    self.stamps.resize(self.stamps.len() + sb, 0);
+                    (self.held.len() - 1) as u32
+                });
+                self.slot_of.insert(strip, s);
+                s as usize
+            }
+        };
+        let cell = &mut self.stamps[slot * sb + i];
+        if *cell == 0 {
+            self.held[slot] += 1;
+            self.len += 1;
+        }
+        *cell = stamp;
+    }
+
+    /// `block`'s stamp, if it was held; it is not any more.
+    #[inline]
+    fn remove(&mut self, block: u64) -> Option<u64> {
+        if self.len == 0 {
+            return None;
+        }
+        let (strip, i) = self.place(block);
+        let slot = *self.slot_of.get(&strip)? as usize;
+        let cell = &mut self.stamps[slot * self.strip_blocks as usize + i];
+        let stamp = std::mem::take(cell);
+        if stamp == 0 {
+            return None;
+        }
+        self.len -= 1;
+        self.held[slot] -= 1;
+        if self.held[slot] == 0 {
+            self.slot_of.remove(&strip);
+            self.free.push(slot as u32);
+        }
+        Some(stamp)
+    }
+}
+
 /// What one read did in one strip it touched.
 #[derive(Debug, Clone, Copy)]
 struct StripNote {
@@ -189,7 +288,7 @@ pub struct Asp {
     /// Blocks moved to the MRU end so far.
     clock: u64,
     /// Prefetched blocks not read, evicted nor culled → their clock stamp.
-    unread: FxHashMap<u64, u64>,
+    unread: Unread,
     /// The same in prefetch order (stale entries skipped when popped).
     order: VecDeque<(u64, u64)>,
     ghosts: Ghosts,
@@ -213,7 +312,7 @@ impl Asp {
             delta: cfg.delta.max(1) as u64,
             monitor: cfg.monitor as u64,
             clock: 0,
-            unread: FxHashMap::default(),
+            unread: Unread::new(geometry.strip_blocks()),
             order: VecDeque::new(),
             ghosts: Ghosts::new(cfg.prefetch_ghost, cfg.cache_ghost),
             gate: Gate {
@@ -286,7 +385,7 @@ impl Asp {
         for b in a.block..a.end() {
             let missed = !a.hit && b >= a.first_miss && b < a.miss_end;
             let (mut demand_miss, mut sp_miss) = (missed, missed);
-            if let Some(stamp) = self.unread.remove(&b) {
+            if let Some(stamp) = self.unread.remove(b) {
                 // the first read of a prefetched block: a demand-only cache missed it
                 self.n.prefetch_hits += 1;
                 (demand_miss, sp_miss) = (true, false);
@@ -395,7 +494,7 @@ impl Asp {
             }
             self.order.pop_front();
             // stale (read, evicted, prefetched again) or in flight (culled when it completes)
-            if culling && self.unread.get(&b) == Some(&stamp) && ctx.cull(b) {
+            if culling && self.unread.get(b) == Some(stamp) && ctx.cull(b) {
                 self.culled(b);
             }
         }
@@ -412,7 +511,7 @@ impl Asp {
     }
 
     fn culled(&mut self, b: u64) {
-        self.unread.remove(&b);
+        self.unread.remove(b);
         self.n.culled += 1;
         self.ghosts.insert(List::Prefetch, b);
     }
@@ -472,7 +571,7 @@ impl BlockPrefetch for Asp {
         if ctx.is_cached(block) {
             return; // back already
         }
-        self.unread.remove(&block);
+        self.unread.remove(block);
         if unused_prefetch {
             self.n.evicted_unread += 1;
             self.ghosts.insert(List::Prefetch, block);
@@ -487,7 +586,7 @@ impl BlockPrefetch for Asp {
         }
         // prefetched blocks that went below the culling point while in flight
         for b in block..block + blocks {
-            if let Some(&stamp) = self.unread.get(&b) {
+            if let Some(stamp) = self.unread.get(b) {
                 if self.clock - stamp >= self.nu && ctx.cull(b) {
                     self.culled(b);
                 }
