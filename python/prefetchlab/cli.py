@@ -2,6 +2,7 @@
 
     prefetchlab run CONFIG.toml [--set key=value]... [--json] [--quiet]
     prefetchlab validate-disk SPEC TRACE [--override "NAME=VALUE"]... [--json]
+    prefetchlab ipods plan --max-bw N --x-cache N [--t-unit S]... [--blocks N] [--json]
 
 Every error is one line ``prefetchlab: error: <message>`` on stderr with exit
 code 2 (never a traceback); Ctrl-C stops any command with exit code 130 and the
@@ -23,6 +24,7 @@ from typing import Any, NoReturn
 from prefetchlab._engine import PrefetchlabError, __version__
 from prefetchlab.api import simulate, validate_disk
 from prefetchlab.experiments_cli import register as register_experiments
+from prefetchlab.ipods_cli import register as register_ipods
 from prefetchlab.trace_cli import register as register_trace
 
 # Start-up matters (`prefetchlab --help` and a short `run` finish in well under 0.1 s): this
@@ -121,6 +123,7 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     register_experiments(sub)  # sweep, results, plot, reproduce
     register_trace(sub)  # trace stats
+    register_ipods(sub)  # ipods plan
     return parser
 
 

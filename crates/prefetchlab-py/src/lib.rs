@@ -345,6 +345,68 @@ fn preset_names() -> Vec<&'static str> {
     prefetchlab::device::presets::NAMES.to_vec()
 }
 
+/// IPODS's plan (algorithms.md §8.2) from its parameters, durations as
+/// text: `{pstart, pnext_offset, depth, horizon_hdd, max_bw_needed,
+/// stall_ss_ns}`.
+#[pyfunction]
+fn ipods_plan<'py>(
+    py: Python<'py>,
+    max_bw: u32,
+    x_cache: u32,
+    times: [String; 4],
+) -> PyResult<Bound<'py, PyDict>> {
+    use prefetchlab::policy::ipods;
+    let (params, plan) = guarded(|| {
+        let p = ipods::Params::parse(max_bw, x_cache, [&times[0], &times[1], &times[2], &times[3]])?;
+        Ok((p, ipods::plan(&p)?))
+    })?;
+    let d = PyDict::new(py);
+    d.set_item("pstart", plan.pstart)?;
+    d.set_item("pnext_offset", plan.pnext_offset)?;
+    d.set_item("depth", plan.depth)?;
+    d.set_item("horizon_hdd", plan.horizon_hdd)?;
+    d.set_item("max_bw_needed", plan.max_bw_needed)?;
+    d.set_item("stall_ss_ns", params.stall_ss_ns())?;
+    Ok(d)
+}
+
+/// The step-level model of IPODS (or TIP alone, `ipods = False`) over
+/// `blocks` hinted blocks: `{elapsed_ns, stall_ns, accesses: {block,
+/// fetch_ns, from_ssd, arrival_ns, consumed_ns, stall_ns} as lists, copies:
+/// {block, start_ns, arrival_ns} as lists}`.
+#[pyfunction]
+fn ipods_timeline<'py>(
+    py: Python<'py>,
+    max_bw: u32,
+    x_cache: u32,
+    times: [String; 4],
+    blocks: u64,
+    ipods: bool,
+) -> PyResult<Bound<'py, PyDict>> {
+    use prefetchlab::policy::ipods as model;
+    let t = guarded(|| {
+        let p = model::Params::parse(max_bw, x_cache, [&times[0], &times[1], &times[2], &times[3]])?;
+        model::timeline(&p, blocks, ipods)
+    })?;
+    let a = PyDict::new(py);
+    a.set_item("block", t.accesses.iter().map(|x| x.block).collect::<Vec<_>>())?;
+    a.set_item("fetch_ns", t.accesses.iter().map(|x| x.fetch_ns).collect::<Vec<_>>())?;
+    a.set_item("from_ssd", t.accesses.iter().map(|x| x.source == model::Source::Ssd).collect::<Vec<_>>())?;
+    a.set_item("arrival_ns", t.accesses.iter().map(|x| x.arrival_ns).collect::<Vec<_>>())?;
+    a.set_item("consumed_ns", t.accesses.iter().map(|x| x.consumed_ns).collect::<Vec<_>>())?;
+    a.set_item("stall_ns", t.accesses.iter().map(|x| x.stall_ns).collect::<Vec<_>>())?;
+    let c = PyDict::new(py);
+    c.set_item("block", t.copies.iter().map(|x| x.block).collect::<Vec<_>>())?;
+    c.set_item("start_ns", t.copies.iter().map(|x| x.start_ns).collect::<Vec<_>>())?;
+    c.set_item("arrival_ns", t.copies.iter().map(|x| x.arrival_ns).collect::<Vec<_>>())?;
+    let d = PyDict::new(py);
+    d.set_item("elapsed_ns", t.elapsed_ns)?;
+    d.set_item("stall_ns", t.stall_ns)?;
+    d.set_item("accesses", a)?;
+    d.set_item("copies", c)?;
+    Ok(d)
+}
+
 #[pymodule]
 fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("PrefetchlabError", m.py().get_type::<PrefetchlabError>())?;
@@ -358,5 +420,7 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(trace_convert, m)?)?;
     m.add_function(wrap_pyfunction!(trace_formats, m)?)?;
     m.add_function(wrap_pyfunction!(parse_size, m)?)?;
+    m.add_function(wrap_pyfunction!(ipods_plan, m)?)?;
+    m.add_function(wrap_pyfunction!(ipods_timeline, m)?)?;
     Ok(())
 }
