@@ -9,7 +9,7 @@ copied next), ``depth`` (Max_BW − X_cache concurrent copies), ``horizon_hdd`` 
 horizon on the HDD path, accesses) and ``max_bw_needed`` (the Max_BW at which every latency is
 hidden). With ``--blocks N`` it also runs the paper's step-level model (its Fig. 2) over N hinted
 blocks, with and without the pipeline, and prints the elapsed and stall times of each. The
-computation is the engine's (``crates/prefetchlab/src/policy/ipods.rs``). Times are seconds, or
+computation is the engine's (``crates/prefetchlab/src/policy/informed/ipods.rs``). Times are seconds, or
 durations with a unit ("37ms"); they default to the paper's own (200 MB blocks).
 """
 

@@ -355,7 +355,7 @@ fn ipods_plan<'py>(
     x_cache: u32,
     times: [String; 4],
 ) -> PyResult<Bound<'py, PyDict>> {
-    use prefetchlab::policy::ipods;
+    use prefetchlab::policy::informed::ipods;
     let (params, plan) = guarded(|| {
         let p = ipods::Params::parse(max_bw, x_cache, [&times[0], &times[1], &times[2], &times[3]])?;
         Ok((p, ipods::plan(&p)?))
@@ -383,7 +383,7 @@ fn ipods_timeline<'py>(
     blocks: u64,
     ipods: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
-    use prefetchlab::policy::ipods as model;
+    use prefetchlab::policy::informed::ipods as model;
     let t = guarded(|| {
         let p = model::Params::parse(max_bw, x_cache, [&times[0], &times[1], &times[2], &times[3]])?;
         model::timeline(&p, blocks, ipods)

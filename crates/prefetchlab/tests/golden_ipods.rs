@@ -3,7 +3,7 @@
 //! parameters give (algorithms.md §8.2, "Golden test" and "Real-parameter
 //! outputs").
 
-use prefetchlab::policy::ipods::{plan, timeline, Params, Source};
+use prefetchlab::policy::informed::ipods::{plan, timeline, Params, Source};
 
 const S: u64 = 1_000_000_000;
 

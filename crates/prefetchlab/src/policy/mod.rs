@@ -7,9 +7,10 @@
 //!   (none, OBL, SEQP, Linux 2.6.18 and on-demand); algorithms.md §1–§2.
 //! * [`block`] — block-level prefetching in the array cache (OBL, FS, FA,
 //!   AS, AMP, SP, LSP, ASP, TaP); algorithms.md §2, §5–§7, §9.
-//! * [`ipods`] — IPODS's planning figures and the step-level model of its
-//!   pipeline (HDD → SSD → client); algorithms.md §8.2.
+//! * [`informed`] — informed prefetching from hints: IPODS's planning
+//!   figures and the step-level model of its pipeline (HDD → SSD →
+//!   client); algorithms.md §8.
 
 pub mod block;
-pub mod ipods;
+pub mod informed;
 pub mod readahead;
