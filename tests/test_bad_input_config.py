@@ -59,6 +59,17 @@ REFUSED: dict[str, tuple[list[str], tuple[str, ...]]] = {
         ["array_cache.size=1MiB", "array_cache.prefetch=asp", "array_cache.asp.delta=0"],
         ("`array_cache.asp.delta`", "at least 1 block"),
     ),
+    # informed prefetching (issue 11)
+    "TIP on a workload without hints": (
+        ["array_cache.size=1MiB", "informed.policy=tip"],
+        ("`informed.policy`", 'workload.kind = "trace"', "closed"),
+    ),
+    "an informed policy not known": (["informed.policy=oracle"], ("`informed.policy`", "`tip`")),
+    "no reads hinted": (["informed.hint_fraction=0"], ("`informed.hint_fraction`", "within (0, 1]", "got 0")),
+    "more prefetch buffers than allowed": (
+        ["informed.x_cache=100000"],
+        ("`informed.x_cache`", "at most 4096"),
+    ),
     "a TaP table of no entries": (
         ["array_cache.size=1MiB", "array_cache.prefetch=tap", "array_cache.tap.table=0"],
         ("`array_cache.tap.table`", "at least 1 entry", "got 0"),

@@ -285,6 +285,9 @@ impl BlockContext for Ctx<'_> {
     fn drop_read(&mut self, block: u64) -> bool {
         self.cache.drop_read(block)
     }
+    fn now_ns(&self) -> u64 {
+        0 // no clock
+    }
 }
 
 #[cfg(test)]

@@ -34,12 +34,13 @@ use crate::block::sched::{self, Pick};
 use crate::block::BlockLayer;
 use crate::cache::lru::NONE;
 use crate::cache::PageCache;
-use crate::config::{Config, DeviceKind, Raid6WritePolicy, RunMode, WorkloadKind};
+use crate::config::{Config, DeviceKind, InformedPolicy, Raid6WritePolicy, RunMode, WorkloadKind};
 use crate::device::{hdd::Hdd, ssd::Ssd, AnyDevice, Device, DiskRequest};
 use crate::error::{Error, Result};
 use crate::fs::FileSystem;
 use crate::metrics::{self, DiskMetrics, IoEvent, IoLog, IoRow, Metrics, Report, StreamMetrics};
 use crate::policy::block::{self as block_policy, BlockPrefetch};
+use crate::policy::informed::Tip;
 use crate::policy::readahead::{self, PageStatus, RaContext, Readahead, Window, WindowKind};
 use crate::sim::{EventQueue, Rng, TimeNs};
 use crate::units::{NS_PER_MS, NS_PER_S, PAGE_BYTES, SECTORS_PER_PAGE};
@@ -331,10 +332,13 @@ impl Engine {
                 }
                 c
             }),
-            block_policy: block_policy::build(
-                &cfg.array_cache,
-                block_policy::Geometry::new(geometry_layout, PAGE_BYTES, capacity_blocks),
-            ),
+            block_policy: match cfg.informed.policy {
+                InformedPolicy::Tip => Box::new(Tip::new(cfg)?),
+                InformedPolicy::None => block_policy::build(
+                    &cfg.array_cache,
+                    block_policy::Geometry::new(geometry_layout, PAGE_BYTES, capacity_blocks),
+                ),
+            },
             links: Vec::new(),
             free_links: Vec::new(),
             evictions: Vec::new(),

@@ -31,9 +31,58 @@ pub struct Config {
     pub array_cache: ArrayCacheConfig,
     pub fs: FsConfig,
     pub workload: WorkloadConfig,
+    pub informed: InformedConfig,
     pub run: RunConfig,
     pub output: OutputConfig,
 }
+
+/// `[informed] policy`: informed prefetching from hints (algorithms.md §8).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum InformedPolicy {
+    /// No hints are used.
+    #[default]
+    None,
+    /// TIP (Patterson et al., SOSP 1995): hinted blocks fetched up to the
+    /// prefetch horizon ahead, into the array cache.
+    Tip,
+}
+
+/// `[informed]`: the application discloses its reads (the trace's own read
+/// sequence) and a policy fetches them ahead (algorithms.md §8,
+/// decisions.md 8–9; see [`crate::policy::informed`]).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct InformedConfig {
+    pub policy: InformedPolicy,
+    /// `T_cpu`: the application's compute time between two reads — the
+    /// think time of the hinted (closed-loop) replay.
+    pub t_cpu: Duration,
+    /// Prefetch buffers: the most hinted reads fetched ahead of the
+    /// application (0: as many as the prefetch horizon asks, at most
+    /// [`MAX_INFORMED_DEPTH`]).
+    pub x_cache: u32,
+    /// TIP's estimate of `T_disk` before it has measured one (it then follows
+    /// the prefetches' own completion times).
+    pub t_disk: Duration,
+    /// The fraction of the reads that are hinted, spread evenly (1: all).
+    pub hint_fraction: f64,
+}
+
+impl Default for InformedConfig {
+    fn default() -> Self {
+        InformedConfig {
+            policy: InformedPolicy::None,
+            t_cpu: Duration(0),
+            x_cache: 0,
+            t_disk: Duration(10_000_000),
+            hint_fraction: 1.0,
+        }
+    }
+}
+
+/// The deepest informed prefetching goes (reads ahead of the application).
+pub const MAX_INFORMED_DEPTH: u32 = 4096;
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
@@ -727,6 +776,7 @@ impl Config {
         self.check_readahead()?;
         self.check_fs()?;
         self.check_workload()?;
+        self.check_informed()?;
         if self.disk.model.trim().is_empty() || self.disk.model.chars().any(char::is_control) {
             return Err(Error::config(
                 "disk.model",
@@ -752,6 +802,73 @@ impl Config {
                     "must be 0 (the drive's own Max queue length) to {MAX_QUEUE_DEPTH} (SCSI tagged queuing's limit), got {}",
                     self.disk.queue_depth
                 ),
+            ));
+        }
+        Ok(())
+    }
+
+    fn check_informed(&self) -> Result<()> {
+        let i = &self.informed;
+        if i.x_cache > MAX_INFORMED_DEPTH {
+            return Err(Error::config(
+                "informed.x_cache",
+                format!("at most {MAX_INFORMED_DEPTH} prefetch buffers, got {}", i.x_cache),
+            ));
+        }
+        if i.t_disk.0 == 0 || i.t_disk.0 > 60 * units::NS_PER_S {
+            return Err(Error::config(
+                "informed.t_disk",
+                format!("within (0s, 1min], got {} ns", i.t_disk.0),
+            ));
+        }
+        if i.t_cpu.0 > 60 * units::NS_PER_S {
+            return Err(Error::config(
+                "informed.t_cpu",
+                format!("at most 1min of compute between two reads, got {} ns", i.t_cpu.0),
+            ));
+        }
+        if !(i.hint_fraction > 0.0 && i.hint_fraction <= 1.0) {
+            return Err(Error::config(
+                "informed.hint_fraction",
+                format!("a fraction of the reads within (0, 1], got {}", i.hint_fraction),
+            ));
+        }
+        if i.policy == InformedPolicy::None {
+            return Ok(());
+        }
+        if self.workload.kind != WorkloadKind::Trace || self.workload.replay != Replay::Closed {
+            return Err(Error::config(
+                "informed.policy",
+                "hints are a trace's own reads: informed prefetching needs workload.kind = \"trace\" with \
+                 workload.replay = \"closed\" (the application reads when its previous read is done)",
+            ));
+        }
+        if self.run.mode == RunMode::CacheOnly {
+            return Err(Error::config(
+                "informed.policy",
+                "TIP measures disk times and sizes its horizon with them: it needs a timed run, not run.mode = \
+                 \"cache-only\"",
+            ));
+        }
+        if self.array_cache.size.0 == 0 {
+            return Err(Error::config(
+                "informed.policy",
+                "TIP fetches hinted blocks into the array cache: set array_cache.size",
+            ));
+        }
+        if self.array_cache.prefetch != BlockPrefetchPolicy::None {
+            return Err(Error::config(
+                "informed.policy",
+                format!(
+                    "TIP decides what the array cache prefetches: array_cache.prefetch must be \"none\", got \"{}\"",
+                    self.array_cache.prefetch.name()
+                ),
+            ));
+        }
+        if self.workload.think_time.0 != 0 && self.workload.think_time.0 != i.t_cpu.0 {
+            return Err(Error::config(
+                "workload.think_time",
+                "with [informed], the time between reads is informed.t_cpu: leave workload.think_time unset",
             ));
         }
         Ok(())

@@ -170,4 +170,7 @@ impl BlockContext for BlockCtx<'_> {
     fn drop_read(&mut self, block: u64) -> bool {
         self.e.array_cache.as_mut().is_some_and(|a| a.drop_read(block))
     }
+    fn now_ns(&self) -> u64 {
+        self.e.events.now_ns()
+    }
 }

@@ -21,7 +21,9 @@
 use super::{Engine, Ev, IoKind};
 use crate::array::write::plan_write;
 use crate::cache::lru::NONE;
-use crate::config::{BlockPrefetchPolicy, Config, ReadaheadPolicy, Replay as ReplayLoop, WritePolicy};
+use crate::config::{
+    BlockPrefetchPolicy, Config, InformedPolicy, ReadaheadPolicy, Replay as ReplayLoop, WritePolicy,
+};
 use crate::error::{Error, Result};
 use crate::metrics::{IoEvent, IoRow};
 use crate::policy::readahead::Readahead;
@@ -106,7 +108,12 @@ impl TraceReplay {
         Ok(TraceReplay {
             replay: Replay::open(cfg)?,
             closed: cfg.workload.replay == ReplayLoop::Closed,
-            think_ns: cfg.workload.think_time.0,
+            // with hints, the application computes informed.t_cpu between reads
+            think_ns: if cfg.informed.policy == InformedPolicy::None {
+                cfg.workload.think_time.0
+            } else {
+                cfg.informed.t_cpu.0
+            },
             next: None,
             reqs: Vec::new(),
             free_reqs: Vec::new(),

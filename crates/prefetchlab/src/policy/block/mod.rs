@@ -203,6 +203,8 @@ pub trait BlockContext {
     /// flight, unread, dirty or waited for is kept; the policy is not told
     /// through [`BlockPrefetch::on_evict`].
     fn drop_read(&mut self, block: u64) -> bool;
+    /// The simulated time, ns (0 in the cache-only mode, which has no clock).
+    fn now_ns(&self) -> u64;
 }
 
 /// A block-level prefetching policy (see the module doc for when each hook

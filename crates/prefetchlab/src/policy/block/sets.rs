@@ -222,6 +222,9 @@ pub mod double {
             self.culled.push(block);
             true
         }
+        fn now_ns(&self) -> u64 {
+            0
+        }
         fn drop_read(&mut self, block: u64) -> bool {
             if !self.cached.contains(&block) || self.unread.contains(&block) {
                 return false;
