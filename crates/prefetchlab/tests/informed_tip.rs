@@ -119,3 +119,38 @@ fn tip_refuses_what_it_cannot_serve_naming_the_key() {
     c.workload.think_time.0 = 5_000_000;
     refused(c, &["`workload.think_time`", "informed.t_cpu"]);
 }
+
+#[test]
+fn unhinted_reuse_at_the_lru_end_limits_how_deep_tip_goes() {
+    // 30 passes over 80 scattered blocks through a 64-block cache, every other read hinted:
+    // the unhinted reads miss on blocks evicted 16 evictions before, so the LRU cache's
+    // buffers near its end are worth a hit each pass, and TIP stops short of them
+    let dir = std::env::temp_dir().join(format!("prefetchlab-tip-loop-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("loop.spc");
+    let mut x: u64 = 99;
+    let blocks: Vec<u64> = (0..80)
+        .map(|_| {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (x >> 33) % (2 << 30 >> 12)
+        })
+        .collect();
+    let mut text = String::new();
+    for i in 0..30 * 80 {
+        text.push_str(&format!("0,{},4096,R,{:.3}\n", blocks[i % 80] * 8, i as f64 * 0.001));
+    }
+    std::fs::write(&path, text).unwrap();
+    let mut c = tip(&path, 0.5);
+    c.array_cache.size.0 = 64 * 4096;
+    c.informed.t_cpu.0 = 0; // no horizon: only the cache limits the depth
+    let s: Value = serde_json::from_str(&run(&c).metrics.block_policy_state).unwrap();
+    assert!(s["lru_ghost_hits"].as_u64().unwrap() > 1000, "{s}");
+    let x_star = s["cost_benefit_depth_reads"].as_u64().expect("a finite cost-benefit depth");
+    // measured: 15, against the 32 that half the cache would allow
+    assert!(x_star < 32, "{s}");
+    assert_eq!(s["depth_reads"].as_u64().unwrap(), x_star);
+    // every read hinted: TIP never misses, the LRU side never limits it
+    let all: Value =
+        serde_json::from_str(&run(&tip(&random_trace(), 1.0)).metrics.block_policy_state).unwrap();
+    assert!(all["cost_benefit_depth_reads"].is_null(), "{all}");
+}

@@ -56,6 +56,15 @@ impl FifoSet {
         !self.live.is_empty() && self.live.remove(&addr).is_some()
     }
 
+    /// How many insertions ago `addr` entered (1: the newest), if it was in
+    /// the set; it leaves it.
+    pub fn remove_age(&mut self, addr: u64) -> Option<u64> {
+        if self.live.is_empty() {
+            return None;
+        }
+        self.live.remove(&addr).map(|s| self.seq - s + 1)
+    }
+
     /// The oldest address, which leaves the set.
     pub fn pop_oldest(&mut self) -> Option<u64> {
         while let Some((a, s)) = self.order.pop_front() {
@@ -92,8 +101,10 @@ mod tests {
         }
         f.insert(10); // 10 is the newest now
         assert!(f.remove(20) && !f.remove(20));
+        assert_eq!(f.remove_age(30), Some(2), "30 entered two insertions ago");
+        f.insert(30); // the newest now
         assert_eq!(f.len(), 2);
-        assert_eq!((f.pop_oldest(), f.pop_oldest(), f.pop_oldest()), (Some(30), Some(10), None));
+        assert_eq!((f.pop_oldest(), f.pop_oldest(), f.pop_oldest()), (Some(10), Some(30), None));
         for a in 0..10 {
             f.insert(a);
         }

@@ -3,12 +3,11 @@
 //!
 //! | scheme | file | spec |
 //! |---|---|---|
-//! | `informed.policy = "tip"`: hinted reads fetched up to the prefetch horizon ahead, into the array cache | [`tip`] | §8.1 |
+//! | `informed.policy = "tip"`: hinted reads fetched into the array cache up to the prefetch horizon ahead, as deep as the cost–benefit against the LRU cache allows | [`tip`] | §8.1 |
 //! | IPODS: planning figures and the paper's step-level model | [`ipods`] | §8.2 |
 //!
-//! TIP's cost–benefit allocation against the LRU cache (§8.1) and IPODS
-//! inside the simulated topology (clients, network, storage nodes) are
-//! issue 11's next steps.
+//! IPODS inside the simulated topology (clients, network, storage nodes)
+//! is issue 11's next step.
 
 pub mod ipods;
 pub mod tip;

@@ -13,14 +13,33 @@
 //!   time); `T_disk` starts at `informed.t_disk` and then follows the
 //!   prefetches' own issue-to-completion times (an average weighted 1/8 on
 //!   the newest), so queueing on busy disks deepens the horizon.
-//! * **Depth**: after each read of a stream, its next `min(P, x_cache)`
-//!   hinted reads (`informed.x_cache` prefetch buffers; 0: up to
-//!   [`MAX_INFORMED_DEPTH`]) are fetched if they are not cached or in flight
-//!   already, each as one array read; a hinted read is fetched once.
-//! * **Not yet modelled**: the cost–benefit allocation of buffers against
-//!   the LRU cache (§8.1: deepen while `ΔT_pf(x)` exceeds the cheapest cost
-//!   of an LRU or hinted buffer). Here the buffers are `x_cache` and the
-//!   LRU cache gives them up as LRU does.
+//! * **Cost–benefit against the LRU cache** (§8.1): deepening from `x − 1`
+//!   to `x` buffers saves `ΔT_pf(x) = T_disk / (x(x − 1))` per read; the
+//!   buffer it takes from the LRU cache costs `ΔH · (T_miss − T_hit) ≈ ΔH ·
+//!   T_disk` per read, `ΔH` the hit rate of the LRU cache's marginal
+//!   buffer. TIP deepens while the saving is larger: `x(x − 1) · ΔH(x) < 1`,
+//!   `ΔH(x)` the hit rate of the buffer the `x`-th prefetch takes, the
+//!   `x`-th from the LRU end. It is estimated from hits at the LRU end as
+//!   mirrored by a ghost list of the last [`LRU_GHOST_BLOCKS`] read blocks
+//!   the cache evicted: a miss on the block evicted `k` evictions ago is a
+//!   hit a cache `k` buffers larger would have had, so the `k`-th buffer
+//!   beyond the cache's end stands for the `k`-th before it. Ghost hits are
+//!   counted per read in power-of-two bands of `k` (a band's rate shared
+//!   by its buffers), halved every [`DECAY_READS`] reads so that the
+//!   estimate follows the workload, and the depth `x*` is worked out again
+//!   every [`REPLAN_READS`] reads. The cost of ejecting a hinted block (the
+//!   hinted cache's estimator) is not modelled: TIP never ejects hinted
+//!   blocks, LRU does.
+//!   The estimate counts demand misses only: a read TIP fetched ahead never
+//!   misses, so on a trace whose every read is hinted `ΔH` stays 0 and the
+//!   LRU side never limits the depth.
+//! * **Depth**: after each read of a stream, its next `min(P, x*, x_cache)`
+//!   hinted reads (`x*` the cost–benefit depth, `informed.x_cache` prefetch
+//!   buffers; 0: up to [`MAX_INFORMED_DEPTH`]) are fetched if they are not
+//!   cached or in flight already, each as one array read; a hinted read is
+//!   fetched once. The buffers come out of the array cache, so the depth is
+//!   also at most half its blocks (deeper, hinted blocks would evict one
+//!   another before they are read).
 //!
 //! A read that is not the stream's next hint (an unhinted read) leaves the
 //! hints where they are; the next hinted read found among the next
@@ -28,6 +47,7 @@
 
 use crate::config::{Config, MAX_INFORMED_DEPTH};
 use crate::error::Result;
+use crate::policy::block::fifo::FifoSet;
 use crate::policy::block::{BlockAccess, BlockContext, BlockPrefetch};
 use crate::trace::Op;
 use crate::units::PAGE_BYTES;
@@ -36,6 +56,43 @@ use std::collections::BTreeMap;
 
 /// How far ahead a read is looked for among the hints when it is not the next one.
 pub const RESYNC_READS: usize = 64;
+
+/// Read blocks the LRU ghost list remembers after their eviction.
+pub const LRU_GHOST_BLOCKS: usize = 1024;
+
+/// Reads after which the ghost-hit and read counts are halved.
+pub const DECAY_READS: u64 = 4096;
+
+/// Reads between two computations of the cost–benefit depth.
+pub const REPLAN_READS: u64 = 64;
+
+/// Power-of-two bands of ghost depth: `[1, 2)`, `[2, 4)`, … up to [`LRU_GHOST_BLOCKS`].
+const BANDS: usize = LRU_GHOST_BLOCKS.trailing_zeros() as usize + 1;
+
+/// The band of ghost depth `k` (≥ 1).
+fn band(k: u64) -> usize {
+    (63 - k.leading_zeros() as usize).min(BANDS - 1)
+}
+
+/// The cost–benefit depth: the most buffers `x` such that every deepening
+/// to `y ≤ x` saves more than the LRU buffer it takes costs, `y(y − 1) ·
+/// ΔH(y) < 1` (`ΔH(y)` from `hit_rate(y)`), at least 1; `u64::MAX` when no
+/// buffer up to `limit` costs anything.
+pub fn cost_benefit_depth(limit: u64, hit_rate: impl Fn(u64) -> f64) -> u64 {
+    let mut costly = false;
+    for y in 2..=limit {
+        let h = hit_rate(y);
+        costly |= h > 0.0;
+        if (y * (y - 1)) as f64 * h >= 1.0 {
+            return y - 1;
+        }
+    }
+    if costly {
+        limit
+    } else {
+        u64::MAX
+    }
+}
 
 /// One hinted read, in array blocks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,6 +119,8 @@ struct Counters {
     prefetches: u64,
     prefetched_blocks: u64,
     completions_timed: u64,
+    reads: u64,
+    lru_ghost_hits: u64,
 }
 
 /// TIP.
@@ -70,9 +129,19 @@ pub struct Tip {
     t_unit_ns: u64,
     t_disk_ns: u64,
     x_cache: u64,
+    /// Half the array cache's blocks: the most buffers TIP takes.
+    cache_half: u64,
     /// Prefetches in flight: the hint's first block → (its end, issue time).
     in_flight: BTreeMap<u64, (u64, u64)>,
     depth_max: u64,
+    /// Read blocks the cache evicted lately, and the decayed counts of
+    /// misses on them and of reads.
+    lru_ghost: FifoSet,
+    /// Ghost hits per band of depth, decayed.
+    ghost_hits: [f64; BANDS],
+    reads: f64,
+    /// The cost–benefit depth as last worked out.
+    x_star: u64,
     n: Counters,
 }
 
@@ -107,8 +176,13 @@ impl Tip {
             t_unit_ns: i.t_cpu.0,
             t_disk_ns: i.t_disk.0,
             x_cache: if i.x_cache == 0 { MAX_INFORMED_DEPTH as u64 } else { i.x_cache as u64 },
+            cache_half: (cfg.array_cache.capacity_blocks() / 2).max(1),
             in_flight: BTreeMap::new(),
             depth_max: 0,
+            lru_ghost: FifoSet::new(),
+            ghost_hits: [0.0; BANDS],
+            reads: 0.0,
+            x_star: u64::MAX,
             n: Counters::default(),
         })
     }
@@ -122,14 +196,47 @@ impl Tip {
         }
     }
 
+    /// `ΔH(k)`: the estimated hit rate of the `k`-th buffer from the LRU
+    /// end, per read (its band's ghost hits shared by the band's buffers).
+    pub fn marginal_hit_rate(&self, k: u64) -> f64 {
+        if self.reads == 0.0 || k as usize > LRU_GHOST_BLOCKS {
+            return 0.0;
+        }
+        let b = band(k);
+        self.ghost_hits[b] / (self.reads * (1u64 << b) as f64)
+    }
+
     /// Hinted reads fetched ahead of the application now.
     pub fn depth(&self) -> u64 {
-        self.horizon().min(self.x_cache)
+        self.horizon().min(self.x_cache).min(self.x_star).min(self.cache_half)
+    }
+
+    /// A read: misses on the LRU ghost list, and the decay.
+    fn count(&mut self, a: &BlockAccess) {
+        if !a.hit && !self.lru_ghost.is_empty() {
+            for b in a.first_miss..a.miss_end {
+                if let Some(k) = self.lru_ghost.remove_age(b) {
+                    self.ghost_hits[band(k)] += 1.0;
+                    self.n.lru_ghost_hits += 1;
+                }
+            }
+        }
+        self.reads += 1.0;
+        self.n.reads += 1;
+        if self.n.reads.is_multiple_of(DECAY_READS) {
+            self.ghost_hits.iter_mut().for_each(|h| *h /= 2.0);
+            self.reads /= 2.0;
+        }
+        if self.n.reads.is_multiple_of(REPLAN_READS) {
+            let limit = (LRU_GHOST_BLOCKS as u64).min(self.x_cache).min(self.cache_half);
+            self.x_star = cost_benefit_depth(limit, |k| self.marginal_hit_rate(k));
+        }
     }
 }
 
 impl BlockPrefetch for Tip {
     fn on_access(&mut self, ctx: &mut dyn BlockContext, a: BlockAccess) {
+        self.count(&a);
         let depth = self.depth();
         let Some(st) = self.streams.get_mut(a.stream as usize) else {
             self.n.unhinted_reads += 1;
@@ -158,6 +265,13 @@ impl BlockPrefetch for Tip {
             }
         }
         self.depth_max = self.depth_max.max(depth.min(st.hints.len() as u64));
+    }
+
+    fn on_evict(&mut self, ctx: &mut dyn BlockContext, block: u64, unused_prefetch: bool) {
+        if !unused_prefetch && !ctx.is_cached(block) {
+            self.lru_ghost.insert(block);
+            self.lru_ghost.trim(LRU_GHOST_BLOCKS);
+        }
     }
 
     fn on_complete(&mut self, ctx: &mut dyn BlockContext, block: u64, blocks: u64, _waited: bool) {
@@ -189,7 +303,35 @@ impl BlockPrefetch for Tip {
             "prefetches": self.n.prefetches,
             "prefetched_blocks": self.n.prefetched_blocks,
             "completions_timed": self.n.completions_timed,
-            "cost_benefit": "not modelled: the buffers are x_cache (algorithms.md §8.1)",
+            "lru_ghost_hits": self.n.lru_ghost_hits,
+            "cost_benefit_depth_reads": match self.x_star {
+                u64::MAX => serde_json::Value::Null,
+                x => x.into(),
+            },
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_cost_benefit_depth_is_the_last_x_whose_saving_beats_the_lru_buffer() {
+        // a flat ΔH: x(x − 1) < 1/ΔH, so ΔH = 1/20 → 4 (4·3 = 12 < 20, 5·4 = 20 is not)
+        assert_eq!(cost_benefit_depth(100, |_| 1.0 / 20.0), 4);
+        assert_eq!(cost_benefit_depth(100, |_| 1.0 / 21.0), 5);
+        assert_eq!(cost_benefit_depth(100, |_| 1.0), 1);
+        assert_eq!(cost_benefit_depth(100, |_| 1.0 / 1024.0), 32);
+        assert_eq!(cost_benefit_depth(10, |_| 1.0 / 1024.0), 10, "bounded by the limit");
+        assert_eq!(cost_benefit_depth(100, |_| 0.0), u64::MAX, "a buffer LRU does not use costs nothing");
+        // buffers near the LRU end cost little, deeper ones (more used) stop it
+        assert_eq!(cost_benefit_depth(100, |k| if k <= 8 { 0.0 } else { 0.05 }), 8);
+    }
+
+    #[test]
+    fn ghost_depths_fall_in_power_of_two_bands() {
+        assert_eq!((band(1), band(2), band(3), band(4), band(1024), band(5000)), (0, 1, 1, 2, 10, 10));
+        assert_eq!(BANDS, 11);
     }
 }
