@@ -136,6 +136,9 @@ pub enum SchedulerKind {
     Clook,
     Deadline,
     Anticipatory,
+    /// Completely fair queueing: per-process read queues in time slices
+    /// (Linux's default from 2.6.18).
+    Cfq,
 }
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]

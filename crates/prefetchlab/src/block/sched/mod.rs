@@ -1,5 +1,6 @@
 //! I/O schedulers of the per-disk request queues (models.md §2), one file each:
-//! FCFS, SSTF, C-LOOK, deadline and anticipatory (with the kernel defaults).
+//! FCFS, SSTF, C-LOOK, deadline, anticipatory and CFQ (the last three with the
+//! kernel defaults).
 //!
 //! The queue owns the pending requests (in arrival order, after merging) and
 //! asks its scheduler which one to dispatch when the device has a free slot.
@@ -8,6 +9,7 @@
 //! new request arrives, whichever comes first.
 
 pub mod anticipatory;
+pub mod cfq;
 pub mod clook;
 pub mod deadline;
 pub mod fcfs;
@@ -76,6 +78,7 @@ pub fn build(kind: SchedulerKind, streams: usize) -> Box<dyn Scheduler> {
         SchedulerKind::Clook => Box::new(clook::CLook),
         SchedulerKind::Deadline => Box::new(deadline::Deadline::new()),
         SchedulerKind::Anticipatory => Box::new(anticipatory::Anticipatory::new(streams)),
+        SchedulerKind::Cfq => Box::new(cfq::Cfq::new(streams)),
     }
 }
 

@@ -1,0 +1,525 @@
+//! CFQ, the Linux completely fair queueing I/O scheduler (cfq-iosched.c,
+//! default from 2.6.18 until blk-mq) with the kernel defaults (models.md
+//! §2.3), at HZ = 1000, all processes at the default priority (best effort, 4).
+//!
+//! **Queues and slices.** Each stream (process) has a queue for its reads
+//! (synchronous I/O); writes from every stream share one asynchronous
+//! queue. Queues with requests are served in round robin, in the order they
+//! became busy: the *active* queue has the disk for a time slice —
+//! `slice_sync` = 100 ms for a read queue, `slice_async` = 40 ms for the
+//! write queue, which also stops after `2 · slice_async_rq · (8 − 4)` = 8
+//! requests (`cfq_prio_to_maxrq`) — then goes to the back of the round if
+//! it still has requests. The slice starts with the queue's first dispatch.
+//!
+//! **Idling** (CFQ's anticipation, `cfq_arm_slice_timer`). When the active
+//! read queue runs empty before its slice ends, and its stream's last read
+//! has completed, the disk is kept idle for up to `slice_idle` = 8 ms (not
+//! past the slice's end) waiting for the stream's next read; a read from it
+//! ends the wait, the timer's end expires the queue. A stream whose mean
+//! think time (last completion to next arrival, when nothing of it is
+//! queued) exceeds `slice_idle` gets no idle window (`cfq_update_idle_window`),
+//! nor does a *seeky* one — mean seek distance above `CFQQ_SEEK_THR` = 800
+//! sectors (the later kernels' test; 2.6.18 judged think time alone). The
+//! averages decay with weight 7/8 for the past, as the kernel's do.
+//!
+//! **Within a queue** (`cfq_choose_req`): the request nearest ahead of
+//! where the queue's last dispatched request ended, or one behind by at most
+//! `back_seek_max` = 16 MiB counting `back_seek_penalty` = 2 times its
+//! distance; when all are further behind, the lowest (the wrap). Once per
+//! slice the queue's oldest request is checked against its FIFO deadline
+//! (`fifo_expire` 125 ms sync, 250 ms async) and, if expired, goes first.
+//!
+//! **Depth** (`cfq_quantum` = 4): at most 4 requests of the active queue on
+//! the device at once.
+//!
+//! **Preemption** (`cfq_should_preempt`): a read arriving while the active
+//! queue is the write queue ends that slice, so reads do not wait behind
+//! writes.
+//!
+//! Modelling choices: no I/O priorities or cgroups (every stream at the
+//! default priority), no `cfq_slice_async_rq` scaling by priority beyond the
+//! default's 8, no cooperating-queue merging (later kernels); times in
+//! nanoseconds; per-stream state in a flat `Vec` indexed by stream.
+//!
+//! Contract with the queue: as [`super::anticipatory`]'s — a `Dispatch` is
+//! acted on (`on_dispatch`) before the next `pick`; `pick` is called again
+//! after every completion and arrival while work is pending.
+
+use super::{Head, Pick, Queued, Scheduler};
+use crate::sim::TimeNs;
+use crate::units::NS_PER_MS;
+use std::collections::VecDeque;
+
+/// A read queue's time slice (HZ/10).
+pub const SLICE_SYNC_NS: TimeNs = 100 * NS_PER_MS;
+/// The write queue's time slice (HZ/25).
+pub const SLICE_ASYNC_NS: TimeNs = 40 * NS_PER_MS;
+/// Requests the write queue dispatches per slice at the default priority.
+pub const ASYNC_SLICE_REQUESTS: u32 = 8;
+/// Longest idle wait for the active read queue's next request (HZ/125).
+pub const SLICE_IDLE_NS: TimeNs = 8 * NS_PER_MS;
+/// FIFO deadlines: reads (HZ/8), writes (HZ/4).
+pub const FIFO_EXPIRE_SYNC_NS: TimeNs = 125 * NS_PER_MS;
+pub const FIFO_EXPIRE_ASYNC_NS: TimeNs = 250 * NS_PER_MS;
+/// Farthest backward seek taken instead of wrapping: 16 MiB in sectors.
+pub const BACK_SEEK_MAX_SECTORS: u64 = 16 * 1024 * 2;
+/// A backward seek counts this many times its distance.
+pub const BACK_SEEK_PENALTY: u64 = 2;
+/// Requests of the active queue on the device at once.
+pub const QUANTUM: u32 = 4;
+/// A stream whose mean seek is longer than this many sectors is seeky.
+pub const SEEK_THRESHOLD_SECTORS: u64 = 800;
+
+/// The write queue's key (read queues are keyed by stream).
+const ASYNC: u32 = u32::MAX;
+
+/// One stream's history (the kernel's `cfq_io_context`).
+#[derive(Debug, Clone, Copy, Default)]
+struct History {
+    ttime_mean_ns: u64,
+    ttime_samples: u32,
+    seek_mean_sectors: u64,
+    seek_samples: u32,
+    last_completion_ns: TimeNs,
+    completed_once: bool,
+    /// Reads of the stream queued, and on the device.
+    queued: u32,
+    on_device: u32,
+}
+
+impl History {
+    fn idle_window(&self) -> bool {
+        let thinks_long = self.ttime_samples > 0 && self.ttime_mean_ns > SLICE_IDLE_NS;
+        let seeky = self.seek_samples > 0 && self.seek_mean_sectors > SEEK_THRESHOLD_SECTORS;
+        !thinks_long && !seeky
+    }
+}
+
+/// The active queue and its slice.
+#[derive(Debug, Clone, Copy)]
+struct Active {
+    key: u32,
+    /// End of the slice (set at the first dispatch).
+    slice_end_ns: Option<TimeNs>,
+    dispatched: u32,
+    fifo_checked: bool,
+    /// Idling since; the wait ends at `min(+slice_idle, slice end)`.
+    idle_until_ns: Option<TimeNs>,
+}
+
+/// CFQ's state for one disk queue.
+pub struct Cfq {
+    streams: Vec<History>,
+    /// Busy queues waiting for their turn, in order.
+    round: VecDeque<u32>,
+    active: Option<Active>,
+    /// End of the last dispatched request, per queue key (the elevator's position).
+    last_sector: Vec<u64>,
+    async_last_sector: u64,
+    async_queued: u32,
+    async_on_device: u32,
+    preempt: bool,
+    /// By request id: is it in the queue? (A merged request is added again.)
+    is_queued: Vec<bool>,
+}
+
+fn key_of(r: &Queued) -> u32 {
+    if r.write {
+        ASYNC
+    } else {
+        r.stream
+    }
+}
+
+impl Default for Cfq {
+    fn default() -> Self {
+        Cfq::new(0)
+    }
+}
+
+impl Cfq {
+    /// CFQ for a disk served by `streams` streams (more are added when seen).
+    pub fn new(streams: usize) -> Cfq {
+        Cfq {
+            streams: vec![History::default(); streams],
+            round: VecDeque::new(),
+            active: None,
+            last_sector: vec![0; streams],
+            async_last_sector: 0,
+            async_queued: 0,
+            async_on_device: 0,
+            preempt: false,
+            is_queued: Vec::new(),
+        }
+    }
+
+    fn history(&mut self, stream: u32) -> &mut History {
+        let s = stream as usize;
+        if s >= self.streams.len() {
+            self.streams.resize(s + 1, History::default());
+            self.last_sector.resize(s + 1, 0);
+        }
+        &mut self.streams[s]
+    }
+
+    fn queued(&self, key: u32) -> u32 {
+        if key == ASYNC {
+            self.async_queued
+        } else {
+            self.streams.get(key as usize).map_or(0, |h| h.queued)
+        }
+    }
+
+    fn on_device(&self, key: u32) -> u32 {
+        if key == ASYNC {
+            self.async_on_device
+        } else {
+            self.streams.get(key as usize).map_or(0, |h| h.on_device)
+        }
+    }
+
+    fn position(&self, key: u32) -> u64 {
+        if key == ASYNC {
+            self.async_last_sector
+        } else {
+            self.last_sector.get(key as usize).copied().unwrap_or(0)
+        }
+    }
+
+    /// The active queue's slice is over: it goes to the back of the round
+    /// if it still has requests.
+    fn expire(&mut self) {
+        if let Some(a) = self.active.take() {
+            if self.queued(a.key) > 0 && !self.round.contains(&a.key) {
+                self.round.push_back(a.key);
+            }
+        }
+        self.preempt = false;
+    }
+
+    /// The request of queue `key` to serve next (`cfq_choose_req` over the
+    /// queue's requests, or its expired oldest).
+    fn choose(&mut self, queue: &[Queued], key: u32, now_ns: TimeNs) -> Option<usize> {
+        let mine = || queue.iter().enumerate().filter(|(_, r)| key_of(r) == key);
+        let a = self.active.as_mut().expect("an active queue");
+        if !a.fifo_checked {
+            a.fifo_checked = true;
+            let expire = if key == ASYNC { FIFO_EXPIRE_ASYNC_NS } else { FIFO_EXPIRE_SYNC_NS };
+            if let Some((i, r)) = mine().min_by_key(|(_, r)| r.arrival_ns) {
+                if r.arrival_ns + expire <= now_ns {
+                    return Some(i);
+                }
+            }
+        }
+        let from = self.position(key);
+        // cost: ahead → distance; behind within back_seek_max → penalised distance;
+        // further behind → wrap (served after everything else, lowest first)
+        let cost = |r: &Queued| -> (bool, u64) {
+            if r.lba_sector >= from {
+                (false, r.lba_sector - from)
+            } else if from - r.lba_sector <= BACK_SEEK_MAX_SECTORS {
+                (false, (from - r.lba_sector) * BACK_SEEK_PENALTY)
+            } else {
+                (true, r.lba_sector)
+            }
+        };
+        mine().min_by_key(|(_, r)| cost(r)).map(|(i, _)| i)
+    }
+}
+
+impl Scheduler for Cfq {
+    fn pick(&mut self, queue: &[Queued], _head: Head, now_ns: TimeNs) -> Pick {
+        loop {
+            let Some(a) = self.active else {
+                // the next busy queue in the round
+                let Some(key) = self.round.pop_front() else { return Pick::Idle };
+                if self.queued(key) == 0 {
+                    continue;
+                }
+                self.active = Some(Active {
+                    key,
+                    slice_end_ns: None,
+                    dispatched: 0,
+                    fifo_checked: false,
+                    idle_until_ns: None,
+                });
+                continue;
+            };
+            let over = a.slice_end_ns.is_some_and(|end| now_ns >= end)
+                || (a.key == ASYNC && a.dispatched >= ASYNC_SLICE_REQUESTS)
+                || self.preempt;
+            if over {
+                self.expire();
+                continue;
+            }
+            if self.queued(a.key) > 0 {
+                if self.on_device(a.key) >= QUANTUM {
+                    return Pick::Idle;
+                }
+                if let Some(i) = self.choose(queue, a.key, now_ns) {
+                    return Pick::Dispatch(i);
+                }
+                // counts out of step with the queue: never expected, but do not stall
+                debug_assert!(false, "queue {} counted {} requests, found none", a.key, self.queued(a.key));
+                self.expire();
+                continue;
+            }
+            // the active queue ran empty
+            if a.key == ASYNC {
+                self.expire();
+                continue;
+            }
+            let h = self.streams[a.key as usize];
+            if h.on_device > 0 {
+                return Pick::Idle; // idling starts when its last read completes
+            }
+            if !h.idle_window() {
+                self.expire();
+                continue;
+            }
+            let until = match a.idle_until_ns {
+                Some(t) => t,
+                None => {
+                    let mut t = now_ns + SLICE_IDLE_NS;
+                    if let Some(end) = a.slice_end_ns {
+                        t = t.min(end);
+                    }
+                    self.active.as_mut().expect("active").idle_until_ns = Some(t);
+                    t
+                }
+            };
+            if now_ns >= until {
+                self.expire();
+                continue;
+            }
+            return Pick::WaitUntil(until);
+        }
+    }
+
+    fn on_add(&mut self, req: &Queued, now_ns: TimeNs) {
+        let id = req.id as usize;
+        if id >= self.is_queued.len() {
+            self.is_queued.resize(id + 1, false);
+        }
+        if std::mem::replace(&mut self.is_queued[id], true) {
+            return; // a merge: the request was queued already
+        }
+        let key = key_of(req);
+        if key == ASYNC {
+            self.async_queued += 1;
+        } else {
+            let h = self.history(req.stream);
+            // think time: from its last completion, when nothing of it was queued
+            if h.completed_once && h.queued == 0 && h.on_device == 0 {
+                let t = now_ns.saturating_sub(h.last_completion_ns);
+                h.ttime_mean_ns =
+                    if h.ttime_samples == 0 { t } else { (7 * h.ttime_mean_ns + t).div_ceil(8) };
+                h.ttime_samples = h.ttime_samples.saturating_add(1);
+            }
+            h.queued += 1;
+            if self.active.is_some_and(|a| a.key == ASYNC) {
+                self.preempt = true;
+            }
+        }
+        if let Some(a) = self.active.as_mut() {
+            if a.key == key {
+                a.idle_until_ns = None; // the wait is over
+                return;
+            }
+        }
+        if !self.round.contains(&key) {
+            self.round.push_back(key);
+        }
+    }
+
+    fn on_dispatch(&mut self, req: &Queued, now_ns: TimeNs) {
+        if let Some(q) = self.is_queued.get_mut(req.id as usize) {
+            *q = false;
+        }
+        let key = key_of(req);
+        if let Some(a) = self.active.as_mut() {
+            if a.key == key {
+                a.dispatched += 1;
+                a.idle_until_ns = None;
+                if a.slice_end_ns.is_none() {
+                    let slice = if key == ASYNC { SLICE_ASYNC_NS } else { SLICE_SYNC_NS };
+                    a.slice_end_ns = Some(now_ns + slice);
+                }
+            }
+        }
+        if key == ASYNC {
+            self.async_queued = self.async_queued.saturating_sub(1);
+            self.async_on_device += 1;
+            self.async_last_sector = req.end_sector;
+            return;
+        }
+        let from = self.position(key);
+        let h = self.history(req.stream);
+        h.queued = h.queued.saturating_sub(1);
+        h.on_device += 1;
+        // no position yet (the kernel's last_request_pos of 0): a seek of 0
+        let seek = if from == 0 { 0 } else { req.lba_sector.abs_diff(from) };
+        h.seek_mean_sectors =
+            if h.seek_samples == 0 { seek } else { (7 * h.seek_mean_sectors + seek).div_ceil(8) };
+        h.seek_samples = h.seek_samples.saturating_add(1);
+        self.last_sector[req.stream as usize] = req.end_sector;
+    }
+
+    fn on_complete(&mut self, req: &Queued, now_ns: TimeNs) {
+        if req.write {
+            self.async_on_device = self.async_on_device.saturating_sub(1);
+            return;
+        }
+        let h = self.history(req.stream);
+        h.on_device = h.on_device.saturating_sub(1);
+        h.last_completion_ns = now_ns;
+        h.completed_once = true;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(id: u32, stream: u32, lba: u64, at_ms: u64) -> Queued {
+        Queued {
+            id,
+            lba_sector: lba,
+            end_sector: lba + 8,
+            pos: lba / 100,
+            stream,
+            write: false,
+            arrival_ns: at_ms * NS_PER_MS,
+        }
+    }
+
+    /// Adds `reqs` at their arrival times.
+    fn add(c: &mut Cfq, q: &mut Vec<Queued>, reqs: &[Queued]) {
+        for r in reqs {
+            c.on_add(r, r.arrival_ns);
+            q.push(*r);
+        }
+    }
+
+    /// Dispatches and completes at once what CFQ picks at `now`, until it
+    /// idles or waits; returns the streams served.
+    fn serve(c: &mut Cfq, q: &mut Vec<Queued>, now: TimeNs) -> (Vec<u32>, Pick) {
+        let mut order = Vec::new();
+        loop {
+            if q.is_empty() {
+                return (order, Pick::Idle);
+            }
+            match c.pick(q, Head::default(), now) {
+                Pick::Dispatch(i) => {
+                    let r = q.remove(i);
+                    c.on_dispatch(&r, now);
+                    c.on_complete(&r, now);
+                    order.push(r.stream);
+                }
+                other => return (order, other),
+            }
+        }
+    }
+
+    #[test]
+    fn a_read_queue_keeps_the_disk_for_its_slice_in_sector_order() {
+        let mut c = Cfq::new(2);
+        let mut q = Vec::new();
+        // two streams' reads interleaved in arrival order
+        add(
+            &mut c,
+            &mut q,
+            &[read(0, 0, 1000, 0), read(1, 1, 9000, 0), read(2, 0, 1016, 0), read(3, 1, 9016, 0)],
+        );
+        add(&mut c, &mut q, &[read(4, 0, 1008, 0)]);
+        let mut lbas = Vec::new();
+        for _ in 0..3 {
+            let Pick::Dispatch(i) = c.pick(&q, Head::default(), 0) else { panic!("dispatches") };
+            let r = q.remove(i);
+            c.on_dispatch(&r, 0);
+            c.on_complete(&r, 0);
+            lbas.push((r.stream, r.lba_sector));
+        }
+        assert_eq!(lbas, vec![(0, 1000), (0, 1008), (0, 1016)], "stream 0's queue first, ascending");
+    }
+
+    #[test]
+    fn an_empty_read_queue_idles_for_its_stream_then_yields() {
+        let mut c = Cfq::new(2);
+        let mut q = Vec::new();
+        add(&mut c, &mut q, &[read(0, 0, 1000, 0), read(1, 1, 9000, 0)]);
+        let (served, next) = serve(&mut c, &mut q, 0);
+        assert_eq!(served, vec![0]);
+        assert_eq!(next, Pick::WaitUntil(SLICE_IDLE_NS), "waits 8 ms for stream 0 rather than seek to 1");
+        // stream 0's next read arrives within the window: served at once
+        add(&mut c, &mut q, &[read(2, 0, 1008, 3)]);
+        let (served, next) = serve(&mut c, &mut q, 3 * NS_PER_MS);
+        assert_eq!(served, vec![0]);
+        assert_eq!(next, Pick::WaitUntil(11 * NS_PER_MS));
+        // nothing more from stream 0: at the window's end stream 1 gets the disk
+        let (served, _) = serve(&mut c, &mut q, 11 * NS_PER_MS);
+        assert_eq!(served, vec![1]);
+    }
+
+    #[test]
+    fn a_seeky_stream_gets_no_idle_window() {
+        let mut c = Cfq::new(2);
+        let mut q = Vec::new();
+        // stream 0 jumps 1 M sectors between reads
+        for (i, lba) in [0u64, 1 << 20, 2 << 20].into_iter().enumerate() {
+            add(&mut c, &mut q, &[read(i as u32, 0, lba, 0)]);
+            serve(&mut c, &mut q, 0);
+        }
+        add(&mut c, &mut q, &[read(9, 1, 500, 0)]);
+        let (served, _) = serve(&mut c, &mut q, 0);
+        assert_eq!(served, vec![1], "no wait for a seeky stream");
+    }
+
+    #[test]
+    fn the_slice_ends_after_100_ms_and_the_next_queue_gets_the_disk() {
+        let mut c = Cfq::new(2);
+        let mut q = Vec::new();
+        add(&mut c, &mut q, &[read(0, 0, 0, 0), read(1, 0, 8, 0), read(2, 1, 5000, 0)]);
+        let Pick::Dispatch(i) = c.pick(&q, Head::default(), 0) else { panic!() };
+        let r = q.remove(i);
+        c.on_dispatch(&r, 0);
+        c.on_complete(&r, 0);
+        assert_eq!(r.stream, 0);
+        // 100 ms later stream 0 still has a read, but its slice is over
+        let Pick::Dispatch(i) = c.pick(&q, Head::default(), SLICE_SYNC_NS) else { panic!() };
+        assert_eq!(q[i].stream, 1);
+    }
+
+    #[test]
+    fn an_expired_read_goes_first_and_backward_seeks_cost_double() {
+        let mut c = Cfq::new(1);
+        let mut q = Vec::new();
+        add(&mut c, &mut q, &[read(0, 0, 10_000, 0)]);
+        serve(&mut c, &mut q, 0); // the elevator is at 10_008
+                                  // 100 behind costs 200, 150 ahead costs 150: ahead wins
+        add(&mut c, &mut q, &[read(1, 0, 9_908, 1), read(2, 0, 10_158, 1)]);
+        let Pick::Dispatch(i) = c.pick(&q, Head::default(), NS_PER_MS) else { panic!() };
+        assert_eq!(q[i].lba_sector, 10_158);
+        // a new slice checks the FIFO: a read older than 125 ms goes first
+        let mut c = Cfq::new(1);
+        let mut q = Vec::new();
+        add(&mut c, &mut q, &[read(0, 0, 50_000, 0), read(1, 0, 100, 10)]);
+        let Pick::Dispatch(i) = c.pick(&q, Head::default(), 200 * NS_PER_MS) else { panic!() };
+        assert_eq!(q[i].lba_sector, 50_000);
+    }
+
+    #[test]
+    fn writes_share_one_queue_and_a_read_preempts_it() {
+        let mut c = Cfq::new(2);
+        let mut q = Vec::new();
+        let w = |id, lba| Queued { write: true, ..read(id, id, lba, 0) };
+        add(&mut c, &mut q, &[w(0, 100), w(1, 200)]);
+        let Pick::Dispatch(i) = c.pick(&q, Head::default(), 0) else { panic!() };
+        let r = q.remove(i);
+        c.on_dispatch(&r, 0);
+        c.on_complete(&r, 0);
+        add(&mut c, &mut q, &[read(5, 1, 9000, 1)]);
+        let Pick::Dispatch(i) = c.pick(&q, Head::default(), NS_PER_MS) else { panic!() };
+        assert!(!q[i].write, "the read preempted the write queue's slice");
+    }
+}
