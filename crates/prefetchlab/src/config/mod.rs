@@ -1207,6 +1207,13 @@ impl Config {
     fn check_trace(&self) -> Result<()> {
         let w = &self.workload;
         let trace = w.kind == WorkloadKind::Trace;
+        // checked whatever the workload, so that every resolved configuration reads back
+        if !(w.speed.is_finite() && w.speed > 0.0) {
+            return Err(Error::config(
+                "workload.speed",
+                format!("must be a positive number, got {}", w.speed),
+            ));
+        }
         if self.run.mode == RunMode::CacheOnly {
             if !trace {
                 return Err(Error::config(
@@ -1241,12 +1248,6 @@ impl Config {
             crate::trace::Format::from_name(&w.format)?;
         }
         crate::trace::ReadOptions::with_blk_event(&w.blk_event)?;
-        if !(w.speed.is_finite() && w.speed > 0.0) {
-            return Err(Error::config(
-                "workload.speed",
-                format!("must be a positive number, got {}", w.speed),
-            ));
-        }
         if w.fragments == 0 || w.fragments > MAX_STREAMS {
             return Err(Error::config(
                 "workload.fragments",
