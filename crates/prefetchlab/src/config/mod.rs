@@ -261,13 +261,20 @@ pub enum LinuxVariant {
 pub struct ReadaheadConfig {
     pub policy: ReadaheadPolicy,
     pub variant: LinuxVariant,
-    /// Maximum window (`read_ahead_kb`).
-    pub max: Size,
+    /// Maximum window (`read_ahead_kb`). Not given: 128 KiB, raised as md
+    /// raises an array's (`raid0_run`, `raid5_run`, `raid10_run`) to two
+    /// stripes' worth of data, [`Config::md_readahead_bytes`]; the resolved
+    /// configuration holds the value used.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max: Option<Size>,
 }
+
+/// Linux's default `read_ahead_kb`.
+pub const DEFAULT_READAHEAD_BYTES: u64 = 128 << 10;
 
 impl Default for ReadaheadConfig {
     fn default() -> Self {
-        ReadaheadConfig { policy: ReadaheadPolicy::Linux, variant: LinuxVariant::V3_10, max: Size(128 << 10) }
+        ReadaheadConfig { policy: ReadaheadPolicy::Linux, variant: LinuxVariant::V3_10, max: None }
     }
 }
 
@@ -756,12 +763,37 @@ impl Config {
         for set in sets {
             apply_set(&mut tree, set)?;
         }
-        let cfg: Config = match serde_path_to_error::deserialize(tree.clone()) {
+        let mut cfg: Config = match serde_path_to_error::deserialize(tree.clone()) {
             Ok(cfg) => cfg,
             Err(e) => return Err(type_error(&tree, e)),
         };
         cfg.check()?;
+        // resolved: the readahead max md gives the array when none is set
+        cfg.readahead.max.get_or_insert(Size(cfg.md_readahead_bytes()));
         Ok(cfg)
+    }
+
+    /// The largest readahead window, bytes: `readahead.max`, or md's.
+    pub fn readahead_max_bytes(&self) -> u64 {
+        self.readahead.max.map_or_else(|| self.md_readahead_bytes(), |s| s.0)
+    }
+
+    /// The readahead md gives an array whose `read_ahead_kb` was not set:
+    /// at least two stripes of data — `2 × data disks × chunk` (RAID-0: every
+    /// disk; RAID-5: one less, RAID-6: two less; RAID-10 near-2: half) — and
+    /// never below Linux's 128 KiB (models.md §2.5; `raid0_run`, `raid5_run`,
+    /// `raid10_run` of the kernels [TC09] and [IEICE13] ran). A single disk
+    /// keeps 128 KiB.
+    pub fn md_readahead_bytes(&self) -> u64 {
+        let a = &self.array;
+        let data_disks = match a.layout {
+            Layout::Single => return DEFAULT_READAHEAD_BYTES,
+            Layout::Raid0 => a.disks,
+            Layout::Raid5 => a.disks.saturating_sub(1),
+            Layout::Raid6 => a.disks.saturating_sub(2),
+            Layout::Raid10 => a.disks / 2,
+        } as u64;
+        (2 * data_disks).saturating_mul(a.strip.0).max(DEFAULT_READAHEAD_BYTES)
     }
 
     /// The resolved configuration as JSON (every default filled in).
@@ -883,6 +915,15 @@ impl Config {
             return Err(Error::config(
                 "array.strip",
                 format!("must be a positive multiple of 4KiB, got {} bytes", a.strip.0),
+            ));
+        }
+        if a.layout != Layout::Single && !a.strip.0.is_power_of_two() {
+            return Err(Error::config(
+                "array.strip",
+                format!(
+                    "md takes a chunk that is a power of two (64KiB, 128KiB, 256KiB, …), got {} bytes",
+                    a.strip.0
+                ),
             ));
         }
         let (min, max) = match a.layout {
@@ -1111,7 +1152,7 @@ impl Config {
     }
 
     fn check_readahead(&self) -> Result<()> {
-        let max = self.readahead.max.0;
+        let max = self.readahead_max_bytes();
         if self.readahead.policy != ReadaheadPolicy::None && (max == 0 || !max.is_multiple_of(PAGE_BYTES)) {
             return Err(Error::config(
                 "readahead.max",
@@ -1571,7 +1612,7 @@ mod tests {
         assert_eq!(c.array.layout, Layout::Raid0);
         assert_eq!(c.array.strip.0, 64 << 10);
         assert_eq!(c.readahead.variant, LinuxVariant::V2_6_18);
-        assert_eq!(c.readahead.max.0, 512 << 10);
+        assert_eq!(c.readahead.max, Some(Size(512 << 10)));
     }
 
     #[test]
@@ -1633,7 +1674,7 @@ mod tests {
         let c = Config::from_toml("[array]\ndisks=2", &sets).unwrap();
         assert_eq!(c.array.disks, 4);
         assert_eq!(c.array.layout, Layout::Raid5);
-        assert_eq!(c.readahead.max.0, 512 << 10);
+        assert_eq!(c.readahead.max, Some(Size(512 << 10)));
         let e = Config::from_toml("", &["nokey".to_string()]).unwrap_err().to_string();
         assert!(e.contains("nokey"), "{e}");
     }
@@ -1646,6 +1687,45 @@ mod tests {
         assert!(e.contains(&format!("`{key}`")), "should name {key}: {e}");
         assert!(!e.contains('\n'), "one line: {e}");
         e
+    }
+
+    #[test]
+    fn md_raises_the_readahead_of_an_array_to_two_stripes_unless_it_is_set() {
+        let max = |sets: &[&str]| {
+            let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+            Config::from_toml("", &sets).unwrap().readahead.max.unwrap().0 >> 10
+        };
+        // 2 × 5 disks × 128 KiB; RAID-5 one disk less, RAID-6 two, RAID-10 half
+        assert_eq!(max(&["array.layout='raid0'", "array.disks=5"]), 1280);
+        assert_eq!(max(&["array.layout='raid5'", "array.disks=5"]), 1024);
+        assert_eq!(max(&["array.layout='raid6'", "array.disks=6"]), 1024);
+        assert_eq!(max(&["array.layout='raid10'", "array.disks=4"]), 512);
+        assert_eq!(
+            max(&["array.layout='raid0'", "array.disks=2", "array.strip='16KiB'"]),
+            128,
+            "at least 128 KiB"
+        );
+        assert_eq!(max(&[]), 128, "a single disk keeps Linux's default");
+        assert_eq!(
+            max(&["array.layout='raid0'", "array.disks=5", "readahead.max='64KiB'"]),
+            64,
+            "a set value stays"
+        );
+        // the resolved configuration reads back to the same
+        let c = Config::from_toml("", &["array.layout='raid0'".into(), "array.disks=5".into()]).unwrap();
+        assert_eq!(Config::from_json(&c.to_json(), &[]).unwrap(), c);
+        // a Config built in code gets the same value without resolving
+        let mut d = Config::default();
+        d.array.layout = Layout::Raid0;
+        d.array.disks = 5;
+        assert_eq!(d.readahead_max_bytes(), 1280 << 10);
+    }
+
+    #[test]
+    fn md_refuses_a_chunk_that_is_not_a_power_of_two() {
+        let e = refused("", &["array.layout='raid0'", "array.disks=3", "array.strip='96KiB'"], "array.strip");
+        assert!(e.contains("power of two") && e.contains("98304"), "{e}");
+        assert!(Config::from_toml("", &["array.strip='96KiB'".into()]).is_ok(), "a single disk has no chunk");
     }
 
     #[test]

@@ -23,6 +23,7 @@ pub mod seqp;
 pub mod sizing;
 
 use crate::config::{Config, LinuxVariant, ReadaheadPolicy};
+use crate::units::PAGE_BYTES;
 
 /// What the page cache found for one page of a read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -111,7 +112,7 @@ pub trait Readahead {
 
 /// Builds the readahead policy the configuration names.
 pub fn build(cfg: &Config) -> Box<dyn Readahead> {
-    let max_pages = cfg.readahead.max.pages().max(1);
+    let max_pages = (cfg.readahead_max_bytes() / PAGE_BYTES).max(1);
     match cfg.readahead.policy {
         ReadaheadPolicy::None => Box::new(none::NoReadahead),
         ReadaheadPolicy::Obl => Box::new(obl::Obl),
