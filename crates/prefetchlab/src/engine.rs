@@ -868,12 +868,19 @@ impl Engine {
         extents.clear();
         {
             let queues = &self.block.queues;
-            // RAID-10 read balancing (models.md §3.4): a copy whose disk has
-            // nothing pending first, else the less loaded copy, else the first.
-            // (md's closest-head rule is approximated by load: both copies sit
-            // at the same offset of neighbouring disks.)
-            let mut pick_second =
-                |d0: u32, d1: u32| queues[d1 as usize].outstanding() < queues[d0 as usize].outstanding();
+            // RAID-10 read balancing as md's read_balance (raid10.c, models.md
+            // §3.4): a read continuing where the first copy's disk head is goes
+            // there; else the first copy, in order, whose disk has nothing
+            // pending; else the copy nearest its disk's head (the first on a tie).
+            // The head is where the disk's last dispatched request ended.
+            let mut pick_second = |(d0, b0): (u32, u64), (d1, b1): (u32, u64)| {
+                let (q0, q1) = (&queues[d0 as usize], &queues[d1 as usize]);
+                let (s0, s1) = (b0 * SECTORS_PER_PAGE, b1 * SECTORS_PER_PAGE);
+                if q0.head().lba_sector == s0 || q0.outstanding() == 0 {
+                    return false;
+                }
+                q1.outstanding() == 0 || s1.abs_diff(q1.head().lba_sector) < s0.abs_diff(q0.head().lba_sector)
+            };
             self.layout.map_read(array_block, blocks, &mut pick_second, &mut extents);
         }
         self.queue_extents(io, &extents, false);

@@ -226,10 +226,10 @@ impl ArrayLayout {
     /// consecutive pieces contiguous on one disk are joined. `single` gives
     /// exactly one extent.
     ///
-    /// `pick_second_copy(d0, d1)` is asked once per strip on RAID-10 with the
-    /// two disks holding it and returns true to read the second copy (the
-    /// array layer implements md's `read_balance` with it); it is never called
-    /// for other layouts.
+    /// `pick_second_copy(c0, c1)` is asked once per strip on RAID-10 with the
+    /// two copies of the piece — `(disk, first block on that disk)` each —
+    /// and returns true to read the second copy (the array layer implements
+    /// md's `read_balance` with it); it is never called for other layouts.
     ///
     /// The caller checks the range: a range beyond [`Self::capacity_blocks`]
     /// trips a `debug_assert!`; in release builds it does not panic but maps to
@@ -238,7 +238,7 @@ impl ArrayLayout {
         &self,
         block: u64,
         blocks: u64,
-        pick_second_copy: &mut dyn FnMut(u32, u32) -> bool,
+        pick_second_copy: &mut dyn FnMut((u32, u64), (u32, u64)) -> bool,
         out: &mut Vec<Extent>,
     ) {
         debug_assert!(
@@ -262,7 +262,8 @@ impl ArrayLayout {
             let len = (sb - off).min(end - b);
             let (disk, row) = if self.layout == Layout::Raid10 {
                 let (c0, c1) = self.locate_mirror(strip);
-                if pick_second_copy(c0.0, c1.0) {
+                let at = |(disk, row): (u32, u64)| (disk, row.wrapping_mul(sb).wrapping_add(off));
+                if pick_second_copy(at(c0), at(c1)) {
                     c1
                 } else {
                     c0
@@ -479,13 +480,14 @@ mod tests {
         l.map_read(
             4,
             16,
-            &mut |d0, d1| {
-                asked.push((d0, d1));
+            &mut |(d0, b0), (d1, b1)| {
+                asked.push((d0, b0, d1, b1));
                 d0 == 2
             },
             &mut out,
         );
-        assert_eq!(asked, vec![(0, 1), (2, 3), (0, 1)]);
+        // each piece's copies, with the block on each disk where the piece starts
+        assert_eq!(asked, vec![(0, 4, 1, 4), (2, 0, 3, 0), (0, 8, 1, 8)]);
         let got: Vec<(u32, u64, u64)> = out.iter().map(|e| (e.disk, e.disk_block, e.blocks)).collect();
         assert_eq!(got, vec![(0, 4, 4), (3, 0, 8), (0, 8, 4)]);
     }
