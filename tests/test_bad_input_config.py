@@ -59,6 +59,16 @@ REFUSED: dict[str, tuple[list[str], tuple[str, ...]]] = {
         ["array_cache.size=1MiB", "array_cache.prefetch=asp", "array_cache.asp.delta=0"],
         ("`array_cache.asp.delta`", "at least 1 block"),
     ),
+    # MSP (issue 8)
+    "an MSP threshold SC never reaches": (
+        ["array_cache.size=1MiB", "array_cache.prefetch=msp", "msp.sc_thresh=9", "msp.sc_max=8"],
+        ("`msp.sc_thresh`", "sc_max = 8", "got sc_thresh = 9"),
+    ),
+    "MSP reading no stripe ahead": (["msp.stripes_ahead=0"], ("`msp.stripes_ahead`", "1 to 64")),
+    "MSP on a single disk": (
+        ["array.layout=single", "array.disks=1", "array_cache.size=1MiB", "array_cache.prefetch=msp"],
+        ("`array_cache.prefetch`", "msp prefetches whole strips", "striped array"),
+    ),
     # informed prefetching (issue 11)
     "TIP on a workload without hints": (
         ["array_cache.size=1MiB", "informed.policy=tip"],

@@ -101,7 +101,7 @@ impl CacheOnly {
         }
         CacheOnly {
             cache,
-            policy: block_policy::build(c, block_policy::cache_only_geometry(cfg)),
+            policy: block_policy::build(cfg, block_policy::cache_only_geometry(cfg)),
             policy_active: !matches!(c.prefetch, BlockPrefetchPolicy::None | BlockPrefetchPolicy::Linux),
             evicted: Vec::new(),
             chances: Vec::new(),

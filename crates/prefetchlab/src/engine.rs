@@ -335,7 +335,7 @@ impl Engine {
             block_policy: match cfg.informed.policy {
                 InformedPolicy::Tip => Box::new(Tip::new(cfg)?),
                 InformedPolicy::None => block_policy::build(
-                    &cfg.array_cache,
+                    cfg,
                     block_policy::Geometry::new(geometry_layout, PAGE_BYTES, capacity_blocks),
                 ),
             },

@@ -190,6 +190,7 @@ const VALUES: &[&str] = &[
     "'cfq'",
     "'tip'",
     "'tap'",
+    "'msp'",
     "'clook'",
     "'double'",
     "'linear'",

@@ -31,9 +31,41 @@ pub struct Config {
     pub array_cache: ArrayCacheConfig,
     pub fs: FsConfig,
     pub workload: WorkloadConfig,
+    pub msp: MspConfig,
     pub informed: InformedConfig,
     pub run: RunConfig,
     pub output: OutputConfig,
+}
+
+/// Whose reads an MSP detector follows (decisions.md 1c).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum MspScope {
+    /// One detector for the array (the paper's design).
+    #[default]
+    Array,
+    /// One per requester.
+    Stream,
+}
+
+/// `[msp]`: MSP in the array cache (`array_cache.prefetch = "msp"`;
+/// algorithms.md §3.2, decisions.md 1–1c).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct MspConfig {
+    /// MSP prefetches while the sequential counter SC is at least this.
+    pub sc_thresh: u32,
+    /// SC's ceiling.
+    pub sc_max: u32,
+    /// Whole stripes made cached or in flight after the read's stripe.
+    pub stripes_ahead: u32,
+    pub scope: MspScope,
+}
+
+impl Default for MspConfig {
+    fn default() -> Self {
+        MspConfig { sc_thresh: 4, sc_max: 8, stripes_ahead: 2, scope: MspScope::Array }
+    }
 }
 
 /// `[informed] policy`: informed prefetching from hints (algorithms.md §8).
@@ -328,6 +360,9 @@ pub enum BlockPrefetchPolicy {
     /// ASP: SP with adaptive cache culling and a prefetch gate (Baek & Park,
     /// USENIX ATC 2008), a reconstruction (algorithms.md §5.2).
     Asp,
+    /// MSP: a semi-sequential detector and whole stripes read ahead while it
+    /// fires (Baek & Park, IEEE TC 2009; `[msp]`).
+    Msp,
     /// TaP: a table of stream ends, segments of `p` blocks read ahead into a
     /// self-sizing prefetch cache (Li et al., FAST 2008), a reconstruction
     /// (algorithms.md §9).
@@ -349,6 +384,7 @@ impl BlockPrefetchPolicy {
             BlockPrefetchPolicy::Sp => "sp",
             BlockPrefetchPolicy::Lsp => "lsp",
             BlockPrefetchPolicy::Asp => "asp",
+            BlockPrefetchPolicy::Msp => "msp",
             BlockPrefetchPolicy::Tap => "tap",
         }
     }
@@ -1043,6 +1079,22 @@ impl Config {
         units::check_latency(s.positioning.0).map_err(|m| Error::config("array_cache.asp.positioning", m))?;
         units::check_bandwidth(s.transfer_rate.0)
             .map_err(|m| Error::config("array_cache.asp.transfer_rate", m))?;
+        let m = &self.msp;
+        if m.sc_thresh > m.sc_max {
+            return Err(Error::config(
+                "msp.sc_thresh",
+                format!(
+                    "MSP fires at SC >= sc_thresh, and SC never exceeds sc_max = {}: got sc_thresh = {}",
+                    m.sc_max, m.sc_thresh
+                ),
+            ));
+        }
+        if m.stripes_ahead == 0 || m.stripes_ahead > 64 {
+            return Err(Error::config(
+                "msp.stripes_ahead",
+                format!("1 to 64 whole stripes, got {}", m.stripes_ahead),
+            ));
+        }
         let t = &c.tap;
         if t.table == 0 {
             return Err(Error::config(
@@ -1067,8 +1119,13 @@ impl Config {
                 format!("a fraction of reads within 0..=1, got {}", t.threshold),
             ));
         }
-        if matches!(c.prefetch, BlockPrefetchPolicy::Sp | BlockPrefetchPolicy::Lsp | BlockPrefetchPolicy::Asp)
-        {
+        if matches!(
+            c.prefetch,
+            BlockPrefetchPolicy::Sp
+                | BlockPrefetchPolicy::Lsp
+                | BlockPrefetchPolicy::Asp
+                | BlockPrefetchPolicy::Msp
+        ) {
             if a.layout == Layout::Single {
                 return Err(Error::config(
                     "array_cache.prefetch",

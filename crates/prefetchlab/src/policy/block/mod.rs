@@ -12,6 +12,7 @@
 //! | `sp` | [`sp`] | §5.1 SP: the whole strip of a miss |
 //! | `lsp` | [`lsp`] | §6 LSP (decisions.md 7–7c) |
 //! | `asp` | [`asp`] | §5.2 ASP, a reconstruction (decisions.md 5): SP with adaptive cache culling and a prefetch gate |
+//! | `msp` | [`msp`] | §3.2 MSP (decisions.md 1–1c): a semi-sequential detector, whole stripes ahead while it fires |
 //! | `tap` | [`tap`] | §9 TaP, a reconstruction (decisions.md 10): a table of stream ends, segments read ahead into a self-sizing prefetch cache |
 //! | `linux` | — | Linux readahead on the array's blocks: the policies of [`crate::policy::readahead`] driven by the engine's trace replay, not a [`BlockPrefetch`] |
 //!
@@ -57,6 +58,7 @@ pub mod fa;
 pub mod fifo;
 pub mod fs;
 pub mod lsp;
+pub mod msp;
 pub mod none;
 pub mod obl;
 pub mod sets;
@@ -69,13 +71,14 @@ pub use asp::Asp;
 pub use fa::FixedAsync;
 pub use fs::FixedSync;
 pub use lsp::Lsp;
+pub use msp::Msp;
 pub use none::NoBlockPrefetch;
 pub use obl::BlockObl;
 pub use sp::StripPrefetch;
 pub use tap::Tap;
 
 use crate::array::layout::ArrayLayout;
-use crate::config::{ArrayCacheConfig, BlockPrefetchPolicy, Config};
+use crate::config::{BlockPrefetchPolicy, Config};
 
 /// One logical read as the array cache saw it before it was served.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -233,12 +236,13 @@ pub trait BlockPrefetch {
     }
 }
 
-/// The policy `cfg.prefetch` names, for an array of `geometry` (the
+/// The policy `array_cache.prefetch` names, for an array of `geometry` (the
 /// configuration is checked: a strip scheme has a striped array); Linux
 /// readahead at the array is not a [`BlockPrefetch`] (it runs the readahead
 /// policies of [`crate::policy::readahead`] over array blocks, in the
 /// engine's trace replay), so it prefetches nothing here.
-pub fn build(cfg: &ArrayCacheConfig, geometry: Geometry) -> Box<dyn BlockPrefetch> {
+pub fn build(config: &Config, geometry: Geometry) -> Box<dyn BlockPrefetch> {
+    let cfg = &config.array_cache;
     let p = cfg.p as u64;
     match cfg.prefetch {
         BlockPrefetchPolicy::None | BlockPrefetchPolicy::Linux => Box::new(NoBlockPrefetch),
@@ -253,6 +257,7 @@ pub fn build(cfg: &ArrayCacheConfig, geometry: Geometry) -> Box<dyn BlockPrefetc
         BlockPrefetchPolicy::Sp => Box::new(StripPrefetch::new(geometry)),
         BlockPrefetchPolicy::Lsp => Box::new(Lsp::new(&cfg.lsp, geometry)),
         BlockPrefetchPolicy::Asp => Box::new(Asp::new(&cfg.asp, geometry, cfg.capacity_blocks())),
+        BlockPrefetchPolicy::Msp => Box::new(Msp::new(&config.msp, geometry)),
         BlockPrefetchPolicy::Tap => Box::new(Tap::new(&cfg.tap, p, cfg.capacity_blocks())),
     }
 }
