@@ -52,6 +52,7 @@ SCHEMES: list[tuple[str, dict[str, Any]]] = [
     ("LSP", {"prefetch": "lsp"}),
     ("ASP (reconstruction)", {"prefetch": "asp"}),
     ("TaP (reconstruction)", {"prefetch": "tap"}),
+    ("MSP", {"prefetch": "msp"}),
 ]
 
 
