@@ -5,10 +5,12 @@ step-level model with and without the pipeline, and one-line errors naming the f
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
 from prefetchlab import ipods_cli
+from prefetchlab._engine import ipods_timeline
 
 from .helpers import assert_one_line_error, run_cli
 
@@ -86,3 +88,19 @@ def test_the_step_model_gains_about_6_percent_at_small_x_cache_and_nothing_past_
 )
 def test_bad_parameters_are_one_line_naming_the_flag(args: list[str], words: tuple[str, ...]) -> None:
     assert_one_line_error(run_cli("ipods", "plan", *args), *words)
+
+
+def test_the_timeline_figure_draws_every_copy_fetch_and_stall(tmp_path: Path) -> None:
+    """``--figure``: [IPODS] Fig. 2 redrawn from the model's run — one bar per HDD → SSD copy, per
+    fetch to the client and per stall."""
+    times = ["1s", "5s", "4s", "8s"]
+    t = ipods_timeline(5, 2, times, 13, True)
+    stalls = sum(1 for s in t["accesses"]["stall_ns"] if s > 0)
+    assert len(t["copies"]["block"]) == 6 and stalls == 10
+    bars = ipods_cli.draw_timeline(t, "Fig. 2", tmp_path / "t.png")
+    assert bars == 6 + 13 + 10
+    out = tmp_path / "fig2.svg"
+    proc = run_cli("ipods", "plan", *FIG2, "--blocks", "13", "--figure", out)
+    assert proc.returncode == 0, proc.stderr
+    assert out.stat().st_size > 10_000 and "HDD → SSD copy" in out.read_text()
+    assert_one_line_error(run_cli("ipods", "plan", *FIG2, "--figure", out), "--figure", "--blocks")

@@ -2,7 +2,7 @@
 
     prefetchlab run CONFIG.toml [--set key=value]... [--json] [--quiet]
     prefetchlab validate-disk SPEC TRACE [--override "NAME=VALUE"]... [--json]
-    prefetchlab ipods plan --max-bw N --x-cache N [--t-unit S]... [--blocks N] [--json]
+    prefetchlab ipods plan --max-bw N --x-cache N [--t-unit S]... [--blocks N [--figure PATH]] [--json]
 
 Every error is one line ``prefetchlab: error: <message>`` on stderr with exit
 code 2 (never a traceback); Ctrl-C stops any command with exit code 130 and the

@@ -1,14 +1,15 @@
 """The ``ipods`` subcommand: IPODS's plan, a planning aid (algorithms.md §8.2).
 
     prefetchlab ipods plan --max-bw N --x-cache N [--t-unit S] [--t-hdd-net S] [--t-ss-net S]
-                           [--t-hdd-ss S] [--blocks N] [--json]
+                           [--t-hdd-ss S] [--blocks N [--figure PATH]] [--json]
 
 prints what IPODS derives from its parameters — ``pstart`` (the first hinted block copied from
 the HDD to the SSD), ``pnext_offset`` (when pipelined block b is consumed, block b + offset is
 copied next), ``depth`` (Max_BW − X_cache concurrent copies), ``horizon_hdd`` (TIP's prefetch
 horizon on the HDD path, accesses) and ``max_bw_needed`` (the Max_BW at which every latency is
 hidden). With ``--blocks N`` it also runs the paper's step-level model (its Fig. 2) over N hinted
-blocks, with and without the pipeline, and prints the elapsed and stall times of each. The
+blocks, with and without the pipeline, and prints the elapsed and stall times of each;
+``--figure PATH`` draws that run's timeline as the paper's Fig. 2 does (PNG, SVG or PDF). The
 computation is the engine's (``crates/prefetchlab/src/policy/informed/ipods.rs``). Times are seconds, or
 durations with a unit ("37ms"); they default to the paper's own (200 MB blocks).
 """
@@ -18,12 +19,17 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import sys
+from pathlib import Path
 from typing import Any
 
 from prefetchlab._engine import PrefetchlabError, __version__, ipods_plan, ipods_timeline
 
 #: The paper's device times, seconds ([IPODS] §5: T_unit, HDD → client, SSD → client, HDD → SSD).
 PAPER_TIMES: dict[str, str] = {"t_unit": "0.037", "t_hdd_net": "4.43", "t_ss_net": "4.158", "t_hdd_ss": "4.5"}
+
+#: The most hinted blocks a timeline figure shows (one row each).
+MAX_FIGURE_BLOCKS = 60
 
 _BARE_NUMBER = re.compile(r"^\s*[0-9.]+([eE][-+]?[0-9]+)?\s*$")
 
@@ -70,9 +76,69 @@ def plan(max_bw: int, x_cache: int, times: list[str], blocks: int = 0) -> dict[s
     return out
 
 
+def draw_timeline(timeline: dict[str, Any], title: str, path: Path) -> int:
+    """Draws the step-level model's run as [IPODS] Fig. 2 does: one row per hinted block (block 1
+    at the top), time across — the HDD → SSD copy, the fetch to the client (from the SSD or the
+    HDD), the consumption, and the application's stalls on a row of their own below. Returns the
+    number of bars drawn."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    a, c = timeline["accesses"], timeline["copies"]
+    n = len(a["block"])
+    s = 1e-9
+    fig, ax = plt.subplots(figsize=(10, max(3.0, 0.28 * n + 1.5)))
+    bars = 0
+    copy_at = {
+        b: (t0 * s, (t1 - t0) * s)
+        for b, t0, t1 in zip(c["block"], c["start_ns"], c["arrival_ns"], strict=True)
+    }
+    for i, block in enumerate(a["block"]):
+        y = n - i
+        if block in copy_at:
+            ax.broken_barh([copy_at[block]], (y - 0.4, 0.25), color="tab:green")
+            bars += 1
+        fetch, arrival = a["fetch_ns"][i] * s, a["arrival_ns"][i] * s
+        colour = "tab:blue" if a["from_ssd"][i] else "tab:orange"
+        ax.broken_barh([(fetch, arrival - fetch)], (y - 0.1, 0.45), color=colour)
+        ax.plot([a["consumed_ns"][i] * s], [y + 0.12], marker="v", color="black", markersize=5)
+        bars += 1
+        stall = a["stall_ns"][i] * s
+        if stall > 0:
+            ax.broken_barh([(a["consumed_ns"][i] * s - stall, stall)], (-0.4, 0.8), color="tab:red")
+            bars += 1
+    ax.set_yticks([0, *range(1, n + 1)], ["stall", *[str(b) for b in reversed(a["block"])]])
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("hinted block")
+    ax.set_title(title, fontsize=10)
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    ax.legend(
+        handles=[
+            Patch(color="tab:green", label="HDD → SSD copy"),
+            Patch(color="tab:blue", label="SSD → client"),
+            Patch(color="tab:orange", label="HDD → client"),
+            Line2D([], [], marker="v", color="black", linestyle="", label="consumed"),
+            Patch(color="tab:red", label="application stall"),
+        ],
+        loc="upper right",
+        fontsize=8,
+    )
+    ax.grid(axis="x", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    return bars
+
+
 def cmd_plan(args: argparse.Namespace) -> int:
     from prefetchlab._table import render
 
+    if args.figure and not args.blocks:
+        raise PrefetchlabError("--figure draws the run of --blocks N: give --blocks")
     times = _times(args)
     try:
         p = plan(args.max_bw, args.x_cache, times, args.blocks)
@@ -111,6 +177,15 @@ def cmd_plan(args: argparse.Namespace) -> int:
         ]
         print(render(["", "elapsed s", "stall s", "SSD reads", "HDD reads"], rows, align="lrrrr"))
         print(f"IPODS takes {100 * p['elapsed_reduction']:.2f} % less time than TIP alone")
+    if args.figure:
+        shown = min(args.blocks, MAX_FIGURE_BLOCKS)
+        t = ipods_timeline(args.max_bw, args.x_cache, times, shown, True)
+        title = (
+            f"IPODS, Max_BW = {args.max_bw}, X_cache = {args.x_cache}: the first {shown} hinted blocks"
+            f" (elapsed {t['elapsed_ns'] / 1e9:.6g} s, stall {t['stall_ns'] / 1e9:.6g} s)"
+        )
+        draw_timeline(t, title, Path(args.figure))
+        print(f"figure: {args.figure}", file=sys.stderr)
     return 0
 
 
@@ -148,6 +223,12 @@ def register(subparsers: Any) -> None:
         default=0,
         metavar="N",
         help="also run the paper's step-level model over N hinted blocks, with and without IPODS",
+    )
+    p.add_argument(
+        "--figure",
+        metavar="PATH",
+        help=f"draw the model's run (its first {MAX_FIGURE_BLOCKS} blocks at most) as the paper's Fig. 2 "
+        "does, to PATH (.png, .svg or .pdf)",
     )
     p.add_argument(
         "--json",
