@@ -333,7 +333,7 @@ impl Engine {
                 c
             }),
             block_policy: match cfg.informed.policy {
-                InformedPolicy::Tip => Box::new(Tip::new(cfg)?),
+                InformedPolicy::Tip => Box::new(Tip::new(cfg, capacity_blocks)?),
                 InformedPolicy::None => block_policy::build(
                     cfg,
                     block_policy::Geometry::new(geometry_layout, PAGE_BYTES, capacity_blocks),

@@ -154,3 +154,14 @@ fn unhinted_reuse_at_the_lru_end_limits_how_deep_tip_goes() {
         serde_json::from_str(&run(&tip(&random_trace(), 1.0)).metrics.block_policy_state).unwrap();
     assert!(all["cost_benefit_depth_reads"].is_null(), "{all}");
 }
+
+#[test]
+fn a_hint_beyond_the_array_is_refused_before_the_run_naming_its_record() {
+    let dir = std::env::temp_dir().join(format!("prefetchlab-tip-far-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("far.spc");
+    // the third read lies 1 PiB in, far beyond five drives
+    std::fs::write(&path, "0,0,4096,R,0.000\n0,8,4096,R,0.001\n0,2199023255552,4096,R,0.002\n").unwrap();
+    let e = prefetchlab::simulate(&tip(&path, 1.0)).expect_err("refused").to_string();
+    assert!(e.contains("far.spc") && e.contains("record 3") && e.contains("beyond the array"), "{e}");
+}

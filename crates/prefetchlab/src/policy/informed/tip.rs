@@ -46,7 +46,7 @@
 //! [`RESYNC_READS`] hints puts TIP back in step.
 
 use crate::config::{Config, MAX_INFORMED_DEPTH};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::policy::block::fifo::FifoSet;
 use crate::policy::block::{BlockAccess, BlockContext, BlockPrefetch};
 use crate::trace::Op;
@@ -146,8 +146,10 @@ pub struct Tip {
 }
 
 impl Tip {
-    /// TIP for the trace of `cfg` (read through once for its hints).
-    pub fn new(cfg: &Config) -> Result<Tip> {
+    /// TIP for the trace of `cfg` (read through once for its hints) on an
+    /// array of `capacity_blocks`: a hint outside the array is refused
+    /// before the run starts, naming its record.
+    pub fn new(cfg: &Config, capacity_blocks: u64) -> Result<Tip> {
         let i = &cfg.informed;
         let mut streams: Vec<Stream> = Vec::new();
         let mut seen: Vec<u64> = Vec::new();
@@ -169,6 +171,20 @@ impl Tip {
             }
             let block = r.offset_bytes / PAGE_BYTES;
             let end = r.offset_bytes.saturating_add(r.size_bytes).div_ceil(PAGE_BYTES);
+            if end > capacity_blocks {
+                return Err(Error::input(
+                    replay.path().to_string(),
+                    0,
+                    format!(
+                        "record {}: a hinted read of bytes {}..{} lies beyond the array's {} bytes (hints must \
+                         name blocks of the data set)",
+                        r.record,
+                        r.offset_bytes,
+                        r.offset_bytes as u128 + r.size_bytes as u128,
+                        capacity_blocks * PAGE_BYTES
+                    ),
+                ));
+            }
             streams[s].hints.push(Hint { block, blocks: end - block });
         }
         Ok(Tip {
