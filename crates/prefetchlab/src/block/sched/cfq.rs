@@ -7,9 +7,10 @@
 //! queue. Queues with requests are served in round robin, in the order they
 //! became busy: the *active* queue has the disk for a time slice —
 //! `slice_sync` = 100 ms for a read queue, `slice_async` = 40 ms for the
-//! write queue, which also stops after `2 · slice_async_rq · (8 − 4)` = 8
-//! requests (`cfq_prio_to_maxrq`) — then goes to the back of the round if
-//! it still has requests. The slice starts with the queue's first dispatch.
+//! write queue, which also stops after `2 · (slice_async_rq + slice_async_rq
+//! · (8 − 1 − 4))` = 16 requests (`cfq_prio_to_maxrq`, `slice_async_rq` = 2,
+//! priority 4 of 8 lists) — then goes to the back of the round if it still
+//! has requests. The slice starts with the queue's first dispatch.
 //!
 //! **Idling** (CFQ's anticipation, `cfq_arm_slice_timer`). When the active
 //! read queue runs empty before its slice ends, and its stream's last read
@@ -38,7 +39,7 @@
 //!
 //! Modelling choices: no I/O priorities or cgroups (every stream at the
 //! default priority), no `cfq_slice_async_rq` scaling by priority beyond the
-//! default's 8, no cooperating-queue merging (later kernels); times in
+//! default's 16, no cooperating-queue merging (later kernels); times in
 //! nanoseconds; per-stream state in a flat `Vec` indexed by stream.
 //!
 //! Contract with the queue: as [`super::anticipatory`]'s — a `Dispatch` is
@@ -54,8 +55,9 @@ use std::collections::VecDeque;
 pub const SLICE_SYNC_NS: TimeNs = 100 * NS_PER_MS;
 /// The write queue's time slice (HZ/25).
 pub const SLICE_ASYNC_NS: TimeNs = 40 * NS_PER_MS;
-/// Requests the write queue dispatches per slice at the default priority.
-pub const ASYNC_SLICE_REQUESTS: u32 = 8;
+/// Requests the write queue dispatches per slice at the default priority:
+/// `cfq_prio_to_maxrq` = 2 · (2 + 2 · (8 − 1 − 4)).
+pub const ASYNC_SLICE_REQUESTS: u32 = 16;
 /// Longest idle wait for the active read queue's next request (HZ/125).
 pub const SLICE_IDLE_NS: TimeNs = 8 * NS_PER_MS;
 /// FIFO deadlines: reads (HZ/8), writes (HZ/4).
@@ -506,6 +508,22 @@ mod tests {
         add(&mut c, &mut q, &[read(0, 0, 50_000, 0), read(1, 0, 100, 10)]);
         let Pick::Dispatch(i) = c.pick(&q, Head::default(), 200 * NS_PER_MS) else { panic!() };
         assert_eq!(q[i].lba_sector, 50_000);
+    }
+
+    #[test]
+    fn the_write_queue_yields_after_16_requests() {
+        let mut c = Cfq::new(1);
+        let mut q = Vec::new();
+        let w = |id: u32, lba| Queued { write: true, ..read(id, 0, lba, 0) };
+        add(&mut c, &mut q, &(0..17).map(|i| w(i, 1000 + 8 * i as u64)).collect::<Vec<_>>());
+        for n in 1..=17 {
+            let Pick::Dispatch(i) = c.pick(&q, Head::default(), 0) else { panic!() };
+            let r = q.remove(i);
+            c.on_dispatch(&r, 0);
+            c.on_complete(&r, 0);
+            // the 17th write starts a new slice of the (only) queue
+            assert_eq!(c.active.unwrap().dispatched, if n <= 16 { n } else { 1 });
+        }
     }
 
     #[test]
