@@ -19,18 +19,6 @@ fn fig2() -> Params {
     }
 }
 
-/// The paper's simulation: T_unit 0.037 s, T_ss-net 4.158 s, T_hdd-net 4.43 s, T_hdd-ss 4.5 s.
-fn paper(max_bw: u32, x_cache: u32) -> Params {
-    Params {
-        max_bw,
-        x_cache,
-        t_unit_ns: 37_000_000,
-        t_hdd_net_ns: 4_430_000_000,
-        t_ss_net_ns: 4_158_000_000,
-        t_hdd_ss_ns: 4_500_000_000,
-    }
-}
-
 #[test]
 fn fig2_plan_starts_the_pipeline_at_block_5_and_steps_6_blocks() {
     let plan = plan(&fig2()).unwrap();
@@ -41,9 +29,9 @@ fn fig2_plan_starts_the_pipeline_at_block_5_and_steps_6_blocks() {
 #[test]
 fn the_papers_parameters_give_its_pstart_pnext_horizon_and_max_bw_needed() {
     let got: Vec<(u64, u64)> =
-        (1..=5).map(|x| plan(&paper(15, x)).map(|p| (p.pstart, p.pnext_offset)).unwrap()).collect();
+        (1..=5).map(|x| plan(&Params::paper(15, x)).map(|p| (p.pstart, p.pnext_offset)).unwrap()).collect();
     assert_eq!(got, vec![(3, 3), (5, 6), (7, 9), (9, 12), (11, 15)]);
-    let p = plan(&paper(15, 1)).unwrap();
+    let p = plan(&Params::paper(15, 1)).unwrap();
     assert_eq!((p.depth, p.horizon_hdd, p.max_bw_needed), (14, 120, 354));
 }
 

@@ -114,6 +114,10 @@ pub struct Cfq {
     streams: Vec<History>,
     /// Busy queues waiting for their turn, in order.
     round: VecDeque<u32>,
+    /// Whether each stream's read queue, and the write queue, is in `round`
+    /// (so that an arrival does not search it).
+    in_round: Vec<bool>,
+    async_in_round: bool,
     active: Option<Active>,
     /// End of the last dispatched request, per queue key (the elevator's position).
     last_sector: Vec<u64>,
@@ -145,6 +149,8 @@ impl Cfq {
         Cfq {
             streams: vec![History::default(); streams],
             round: VecDeque::new(),
+            in_round: vec![false; streams],
+            async_in_round: false,
             active: None,
             last_sector: vec![0; streams],
             async_last_sector: 0,
@@ -160,6 +166,7 @@ impl Cfq {
         if s >= self.streams.len() {
             self.streams.resize(s + 1, History::default());
             self.last_sector.resize(s + 1, 0);
+            self.in_round.resize(s + 1, false);
         }
         &mut self.streams[s]
     }
@@ -188,12 +195,28 @@ impl Cfq {
         }
     }
 
+    /// Whether queue `key` waits in the round.
+    fn waiting(&mut self, key: u32) -> &mut bool {
+        if key == ASYNC {
+            &mut self.async_in_round
+        } else {
+            &mut self.in_round[key as usize]
+        }
+    }
+
+    /// Queue `key` joins the back of the round unless it is in it already.
+    fn join_round(&mut self, key: u32) {
+        if !std::mem::replace(self.waiting(key), true) {
+            self.round.push_back(key);
+        }
+    }
+
     /// The active queue's slice is over: it goes to the back of the round
     /// if it still has requests.
     fn expire(&mut self) {
         if let Some(a) = self.active.take() {
-            if self.queued(a.key) > 0 && !self.round.contains(&a.key) {
-                self.round.push_back(a.key);
+            if self.queued(a.key) > 0 {
+                self.join_round(a.key);
             }
         }
         self.preempt = false;
@@ -235,6 +258,7 @@ impl Scheduler for Cfq {
             let Some(a) = self.active else {
                 // the next busy queue in the round
                 let Some(key) = self.round.pop_front() else { return Pick::Idle };
+                *self.waiting(key) = false;
                 if self.queued(key) == 0 {
                     continue;
                 }
@@ -329,9 +353,7 @@ impl Scheduler for Cfq {
                 return;
             }
         }
-        if !self.round.contains(&key) {
-            self.round.push_back(key);
-        }
+        self.join_round(key);
     }
 
     fn on_dispatch(&mut self, req: &Queued, now_ns: TimeNs) {

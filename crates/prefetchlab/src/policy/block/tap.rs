@@ -105,11 +105,6 @@ impl Tap {
         }
     }
 
-    /// The prefetch cache's size now, blocks.
-    pub fn size_blocks(&self) -> u64 {
-        self.size
-    }
-
     /// First reads of prefetched blocks (dropped once read) and misses on
     /// the ghost list.
     fn walk(&mut self, ctx: &mut dyn BlockContext, a: &BlockAccess) {

@@ -53,6 +53,20 @@ pub struct Params {
 }
 
 impl Params {
+    /// The device times of the paper's simulation (§5: 200 MB blocks,
+    /// `T_unit` 0.037 s, HDD → client 4.43 s, SSD → client 4.158 s, HDD → SSD
+    /// 4.5 s) with the given `Max_BW` and `X_cache`.
+    pub fn paper(max_bw: u32, x_cache: u32) -> Params {
+        Params {
+            max_bw,
+            x_cache,
+            t_unit_ns: 37_000_000,
+            t_hdd_net_ns: 4_430_000_000,
+            t_ss_net_ns: 4_158_000_000,
+            t_hdd_ss_ns: 4_500_000_000,
+        }
+    }
+
     /// Checks the parameters; errors name the parameter.
     pub fn check(&self) -> Result<()> {
         if self.max_bw == 0 {
@@ -285,26 +299,14 @@ mod tests {
         }
     }
 
-    /// The paper's simulation: T_unit 0.037 s, T_ss-net 4.158 s, T_hdd-net 4.43 s, T_hdd-ss 4.5 s.
-    fn paper(max_bw: u32, x_cache: u32) -> Params {
-        Params {
-            max_bw,
-            x_cache,
-            t_unit_ns: 37_000_000,
-            t_hdd_net_ns: 4_430_000_000,
-            t_ss_net_ns: 4_158_000_000,
-            t_hdd_ss_ns: 4_500_000_000,
-        }
-    }
-
     #[test]
     fn the_pipeline_shortens_a_run_only_while_tip_alone_stalls() {
-        let ipods = timeline(&paper(15, 1), 2000, true).unwrap();
-        let tip = timeline(&paper(15, 1), 2000, false).unwrap();
+        let ipods = timeline(&Params::paper(15, 1), 2000, true).unwrap();
+        let tip = timeline(&Params::paper(15, 1), 2000, false).unwrap();
         assert!(tip.accesses.iter().all(|a| a.source == Source::Hdd));
         assert!(ipods.elapsed_ns < tip.elapsed_ns, "{} vs {}", ipods.elapsed_ns, tip.elapsed_ns);
         // enough buffers hide the HDD: no stall left for the pipeline to remove
-        let many = paper(354, 130);
+        let many = Params::paper(354, 130);
         let (a, b) = (timeline(&many, 2000, true).unwrap(), timeline(&many, 2000, false).unwrap());
         assert_eq!(b.stall_ns, b.accesses[0].stall_ns, "only the first access waits");
         assert!(a.elapsed_ns <= b.elapsed_ns);
