@@ -12,10 +12,10 @@ use std::path::{Path, PathBuf};
 
 /// 2,000 random 4 KiB reads over the first 2 GiB (a fixed linear
 /// congruential sequence), as an SPC trace.
-fn random_trace() -> PathBuf {
+fn random_trace(test: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("prefetchlab-tip-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("random.spc");
+    let path = dir.join(format!("random-{test}.spc")); // one per test: tests run at once
     let mut x: u64 = 12345;
     let mut text = String::new();
     for i in 0..2000 {
@@ -54,7 +54,7 @@ fn tip(trace: &Path, hint_fraction: f64) -> Config {
 
 #[test]
 fn tip_beats_no_prefetching_and_readahead_on_a_hinted_random_trace() {
-    let trace = random_trace();
+    let trace = random_trace("beats");
     let mut none = config(&trace);
     none.workload.think_time.0 = 1_000_000;
     let mut linux = none.clone();
@@ -84,7 +84,7 @@ fn tip_beats_no_prefetching_and_readahead_on_a_hinted_random_trace() {
 
 #[test]
 fn tip_with_prefetch_buffers_fetches_no_further_than_x_cache() {
-    let trace = random_trace();
+    let trace = random_trace("x_cache");
     let mut c = tip(&trace, 1.0);
     c.informed.x_cache = 2;
     let r = run(&c);
@@ -96,7 +96,7 @@ fn tip_with_prefetch_buffers_fetches_no_further_than_x_cache() {
 
 #[test]
 fn tip_refuses_what_it_cannot_serve_naming_the_key() {
-    let trace = random_trace();
+    let trace = random_trace("refusals");
     let refused = |c: Config, words: &[&str]| {
         let e = c.check().expect_err("refused").to_string();
         for w in words {
@@ -151,7 +151,8 @@ fn unhinted_reuse_at_the_lru_end_limits_how_deep_tip_goes() {
     assert_eq!(s["depth_reads"].as_u64().unwrap(), x_star);
     // every read hinted: TIP never misses, the LRU side never limits it
     let all: Value =
-        serde_json::from_str(&run(&tip(&random_trace(), 1.0)).metrics.block_policy_state).unwrap();
+        serde_json::from_str(&run(&tip(&random_trace("all_hinted"), 1.0)).metrics.block_policy_state)
+            .unwrap();
     assert!(all["cost_benefit_depth_reads"].is_null(), "{all}");
 }
 
