@@ -41,7 +41,9 @@ use crate::fs::FileSystem;
 use crate::metrics::{self, DiskMetrics, IoEvent, IoLog, IoRow, Metrics, Report, StreamMetrics};
 use crate::policy::block::{self as block_policy, BlockPrefetch};
 use crate::policy::informed::Tip;
-use crate::policy::readahead::{self, PageStatus, RaContext, Readahead, Window, WindowKind};
+use crate::policy::readahead::{
+    self, PageStatus, RaContext, RaDeviceState, Readahead, Submitted, Window, WindowKind,
+};
 use crate::sim::{EventQueue, Rng, TimeNs};
 use crate::units::{NS_PER_MS, NS_PER_S, PAGE_BYTES, SECTORS_PER_PAGE};
 use replay::TraceReplay;
@@ -259,6 +261,11 @@ struct Engine {
     rmw_rows: u64,
     rcw_rows: u64,
     full_rows: u64,
+    /// The array's readahead state shared by every file (SARA's `D`).
+    ra_device: RaDeviceState,
+    /// Workload streams not yet done (the readahead context's
+    /// `active_streams`).
+    active_streams: u32,
 }
 
 impl Engine {
@@ -367,6 +374,8 @@ impl Engine {
             rmw_rows: 0,
             rcw_rows: 0,
             full_rows: 0,
+            ra_device: RaDeviceState::default(),
+            active_streams: streams_n as u32,
         };
         let mut engine = engine;
         if cfg.workload.kind == WorkloadKind::Trace {
@@ -456,6 +465,7 @@ impl Engine {
         let Some((offset, len)) = st.gen.next_request() else {
             st.state = StreamState::Done;
             st.finish_ns = now;
+            self.active_streams -= 1;
             return;
         };
         st.issue_ns = now;
@@ -1238,13 +1248,25 @@ impl RaContext for RaCtx<'_> {
     fn strip_blocks(&self) -> u64 {
         self.e.layout.strip_blocks()
     }
-    fn submit(&mut self, w: Window, kind: WindowKind) -> u64 {
+    fn pending_ios_per_disk(&self) -> f64 {
+        self.e.block.outstanding_per_disk()
+    }
+    fn now_ns(&self) -> u64 {
+        self.e.events.now_ns()
+    }
+    fn active_streams(&self) -> u32 {
+        self.e.active_streams
+    }
+    fn device_state(&mut self) -> &mut RaDeviceState {
+        &mut self.e.ra_device
+    }
+    fn submit(&mut self, w: Window, kind: WindowKind) -> Submitted {
         let ev = match kind {
             WindowKind::Sync => IoEvent::WindowSync,
             WindowKind::Async => IoEvent::WindowAsync,
         };
         self.e.readahead_windows += 1;
-        self.e.read_pages(
+        let issued_pages = self.e.read_pages(
             self.stream,
             self.file,
             w.start,
@@ -1253,6 +1275,7 @@ impl RaContext for RaCtx<'_> {
             self.demand_end,
             ev,
             w.marker(),
-        )
+        );
+        Submitted { window: w, issued_pages }
     }
 }

@@ -156,6 +156,14 @@ impl BlockLayer {
 
     /// Whether any member queue is read-congested (md's congested hook
     /// reports the array congested when a member is).
+    /// Requests pending at the disks (queued plus in service), averaged
+    /// over the disks: SARA's per-member-disk concurrency `N`
+    /// (decisions.md #4).
+    pub fn outstanding_per_disk(&self) -> f64 {
+        let total: u64 = self.queues.iter().map(|q| q.outstanding() as u64).sum();
+        total as f64 / self.queues.len().max(1) as f64
+    }
+
     pub fn any_congested(&self) -> bool {
         self.congestion && self.queues.iter().any(|q| q.congested)
     }

@@ -28,6 +28,8 @@ pub struct Config {
     pub block: BlockConfig,
     pub readahead: ReadaheadConfig,
     pub seqp: SeqpConfig,
+    pub saseqp: SaseqpConfig,
+    pub sara: SaraConfig,
     pub array_cache: ArrayCacheConfig,
     pub fs: FsConfig,
     pub workload: WorkloadConfig,
@@ -273,6 +275,21 @@ pub enum ReadaheadPolicy {
     Obl,
     Seqp,
     Linux,
+    /// Strip-aligned SEQP \[TC09\] (`[saseqp]`).
+    Saseqp,
+    /// Basic striping-aware readahead \[IEICE13\] (`[sara]`).
+    #[serde(rename = "sara-basic")]
+    SaraBasic,
+    /// Extended striping-aware readahead \[IEICE13\] (`[sara]`).
+    #[serde(rename = "sara-extended")]
+    SaraExtended,
+}
+
+impl ReadaheadPolicy {
+    /// Whether the policy is SARA (basic or extended).
+    pub fn is_sara(self) -> bool {
+        matches!(self, ReadaheadPolicy::SaraBasic | ReadaheadPolicy::SaraExtended)
+    }
 }
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
@@ -329,6 +346,51 @@ pub struct SeqpConfig {
 impl Default for SeqpConfig {
     fn default() -> Self {
         SeqpConfig { init: 1, growth: Growth::Double }
+    }
+}
+
+/// The window policy SASEQP cuts to strips (decisions.md #3).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum SaseqpBase {
+    /// Linux 2.6.18's ahead-window readahead, the "SEQP" of \[TC09\]'s experiments.
+    #[default]
+    Linux,
+    /// The didactic SEQP of \[TC09\] Fig. 3 (`[seqp]`).
+    Seqp,
+}
+
+/// `[saseqp]`: SASEQP (`readahead.policy = "saseqp"`, algorithms.md §3.1).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+#[serde(deny_unknown_fields, default)]
+pub struct SaseqpConfig {
+    pub base: SaseqpBase,
+}
+
+/// `[sara]`: SARA (`readahead.policy = "sara-basic" | "sara-extended"`,
+/// algorithms.md §4, decisions.md #4), named after \[IEICE13\]'s sysfs knobs.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct SaraConfig {
+    /// `striping_aware_read_ahead_threshold`: pending I/Os per member disk
+    /// above which extended SARA uses the small max (`readahead.max`).
+    pub threshold: f64,
+    /// `striping_aware_read_ahead_factor`: the large max is
+    /// `strip_kb × factor`; not given: 2 × the data disks (two stripes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub factor: Option<u32>,
+    /// `striping_aware_read_ahead_strip_kb`: the strip SARA aligns to, KiB;
+    /// not given: the array's strip.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub strip_kb: Option<u64>,
+    /// Extended SARA on an aligned window longer than one strip: extend it
+    /// by the first strip too (the literal reading, decisions.md #4d).
+    pub extend_aligned: bool,
+}
+
+impl Default for SaraConfig {
+    fn default() -> Self {
+        SaraConfig { threshold: 32.0, factor: None, strip_kb: None, extend_aligned: true }
     }
 }
 
@@ -804,14 +866,51 @@ impl Config {
             Err(e) => return Err(type_error(&tree, e)),
         };
         cfg.check()?;
-        // resolved: the readahead max md gives the array when none is set
-        cfg.readahead.max.get_or_insert(Size(cfg.md_readahead_bytes()));
+        // resolved: the readahead max md (or SARA) gives the array when none is set
+        cfg.readahead.max.get_or_insert(Size(cfg.readahead_max_bytes()));
         Ok(cfg)
     }
 
-    /// The largest readahead window, bytes: `readahead.max`, or md's.
+    /// The largest readahead window, bytes: `readahead.max`, or when not
+    /// given md's ([`Config::md_readahead_bytes`]) — except under SARA, whose
+    /// `max` is the strip unless set (\[IEICE13\] §5: "*max* is equal to the
+    /// strip size if there is no explicit indication").
     pub fn readahead_max_bytes(&self) -> u64 {
-        self.readahead.max.map_or_else(|| self.md_readahead_bytes(), |s| s.0)
+        self.readahead.max.map_or_else(
+            || {
+                if self.readahead.policy.is_sara() {
+                    self.sara_strip_bytes()
+                } else {
+                    self.md_readahead_bytes()
+                }
+            },
+            |s| s.0,
+        )
+    }
+
+    /// The strip SARA aligns its windows to, bytes: `sara.strip_kb`, or the
+    /// array's strip.
+    pub fn sara_strip_bytes(&self) -> u64 {
+        self.sara.strip_kb.map_or(self.array.strip.0, |k| k << 10)
+    }
+
+    /// Extended SARA's large-max factor: `sara.factor`, or 2 × the data
+    /// disks (so the large max is two stripes, as md's default).
+    pub fn sara_factor(&self) -> u32 {
+        self.sara.factor.unwrap_or_else(|| 2 * self.data_disks().max(1) as u32)
+    }
+
+    /// Disks holding one stripe's data (RAID-0: every disk; RAID-5: one
+    /// less, RAID-6: two less; RAID-10 near-2: half; a single disk: 1).
+    pub fn data_disks(&self) -> u64 {
+        let a = &self.array;
+        match a.layout {
+            Layout::Single => 1,
+            Layout::Raid0 => a.disks as u64,
+            Layout::Raid5 => a.disks.saturating_sub(1) as u64,
+            Layout::Raid6 => a.disks.saturating_sub(2) as u64,
+            Layout::Raid10 => (a.disks / 2) as u64,
+        }
     }
 
     /// The readahead md gives an array whose `read_ahead_kb` was not set:
@@ -1209,6 +1308,27 @@ impl Config {
     }
 
     fn check_readahead(&self) -> Result<()> {
+        let s = &self.sara;
+        if !(s.threshold.is_finite() && s.threshold >= 0.0) {
+            return Err(Error::config(
+                "sara.threshold",
+                format!("pending I/Os per member disk, a number >= 0, got {}", s.threshold),
+            ));
+        }
+        if s.factor == Some(0) || s.factor.is_some_and(|f| f > 1024) {
+            return Err(Error::config(
+                "sara.factor",
+                format!("the large max is strip_kb × factor: 1 to 1024, got {}", s.factor.unwrap_or(0)),
+            ));
+        }
+        if let Some(k) = s.strip_kb {
+            if k == 0 || k % 4 != 0 || k > (1 << 20) {
+                return Err(Error::config(
+                    "sara.strip_kb",
+                    format!("a strip of whole 4 KiB pages, 4 to 1048576 KiB, got {k}"),
+                ));
+            }
+        }
         let max = self.readahead_max_bytes();
         if self.readahead.policy != ReadaheadPolicy::None && (max == 0 || !max.is_multiple_of(PAGE_BYTES)) {
             return Err(Error::config(
@@ -1218,6 +1338,21 @@ impl Config {
         }
         if self.seqp.init == 0 {
             return Err(Error::config("seqp.init", "must be at least 1 page"));
+        }
+        let policy = self.readahead.policy;
+        if (policy == ReadaheadPolicy::Saseqp || policy.is_sara()) && self.array.layout == Layout::Single {
+            let name = match policy {
+                ReadaheadPolicy::Saseqp => "saseqp",
+                ReadaheadPolicy::SaraBasic => "sara-basic",
+                _ => "sara-extended",
+            };
+            return Err(Error::config(
+                "readahead.policy",
+                format!(
+                    "{name} aligns readahead windows to strips and needs a striped array (array.layout raid0, \
+                     raid5, raid6 or raid10); array.layout = \"single\" has no strips"
+                ),
+            ));
         }
         Ok(())
     }

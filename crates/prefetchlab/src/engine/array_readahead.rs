@@ -6,7 +6,7 @@
 use super::{Engine, Fill};
 use crate::cache::lru::NONE;
 use crate::metrics::{IoEvent, IoRow};
-use crate::policy::readahead::{self, PageStatus, RaContext, Window, WindowKind};
+use crate::policy::readahead::{self, PageStatus, RaContext, RaDeviceState, Submitted, Window, WindowKind};
 
 impl Engine {
     /// Linux readahead at the array (`array_cache.prefetch = "linux"`): the
@@ -124,7 +124,21 @@ impl RaContext for ArrayRaCtx<'_> {
     fn strip_blocks(&self) -> u64 {
         self.e.layout.strip_blocks()
     }
-    fn submit(&mut self, w: Window, kind: WindowKind) -> u64 {
-        self.e.array_window(self.stream, w, kind, (self.demand_start, self.demand_end))
+    fn pending_ios_per_disk(&self) -> f64 {
+        self.e.block.outstanding_per_disk()
+    }
+    fn now_ns(&self) -> u64 {
+        self.e.events.now_ns()
+    }
+    /// Trace streams seen so far (a trace does not say when a stream ends).
+    fn active_streams(&self) -> u32 {
+        self.e.trace.as_ref().map_or(0, |t| t.streams.len() as u32)
+    }
+    fn device_state(&mut self) -> &mut RaDeviceState {
+        &mut self.e.ra_device
+    }
+    fn submit(&mut self, w: Window, kind: WindowKind) -> Submitted {
+        let issued_pages = self.e.array_window(self.stream, w, kind, (self.demand_start, self.demand_end));
+        Submitted { window: w, issued_pages }
     }
 }

@@ -50,9 +50,15 @@ pub struct Linux2618 {
     /// Current window `[start, start+size)`.
     start: u64,
     size: u64,
+    /// The current window's size before a strip-aligning wrapper cut it
+    /// (SASEQP, decisions.md #2): the ramp-up grows from it. Equal to `size`
+    /// when nothing cuts.
+    intact_size: u64,
     /// Ahead window; `ahead_start == 0` means none.
     ahead_start: u64,
     ahead_size: u64,
+    /// The ahead window's uncut size.
+    ahead_intact: u64,
     /// Last page looked at; starts at −1 (wrapping `u64::MAX`).
     prev_page: u64,
     /// RA_FLAG_MISS: a page readahead should have brought in was missing.
@@ -76,8 +82,10 @@ impl Linux2618 {
             max_pages: max,
             start: 0,
             size: 0,
+            intact_size: 0,
             ahead_start: 0,
             ahead_size: 0,
+            ahead_intact: 0,
             prev_page: u64::MAX,
             flag_miss: false,
             flag_incache: false,
@@ -114,9 +122,11 @@ impl Linux2618 {
         self.prev_page += newsize - 1;
         // 5. First sequential access (also the first read at offset 0).
         if sequential && self.size == 0 {
-            self.size = get_init_ra_size(newsize, max);
+            self.intact_size = get_init_ra_size(newsize, max);
             self.start = offset;
-            if self.blockable_readahead(ctx, offset, self.size, true) && req_size >= max {
+            let (ok, size) = self.blockable_readahead(ctx, offset, self.intact_size, true);
+            self.size = size;
+            if ok && req_size >= max {
                 self.make_ahead_window(ctx, true);
             }
             return self.prev_page.wrapping_add(1);
@@ -124,7 +134,7 @@ impl Linux2618 {
         // 6. Random: readahead off, read exactly the request.
         if !sequential {
             self.ra_off();
-            self.blockable_readahead(ctx, offset, newsize, true);
+            let _ = self.blockable_readahead(ctx, offset, newsize, true);
             return self.prev_page.wrapping_add(1);
         }
         // 7. Sequential with a window: make sure there is an ahead window.
@@ -139,6 +149,7 @@ impl Linux2618 {
             }
             self.start = self.ahead_start;
             self.size = self.ahead_size;
+            self.intact_size = self.ahead_intact;
             self.make_ahead_window(ctx, false);
         }
         // recheck: prev_page must not overrun the ahead window.
@@ -152,10 +163,11 @@ impl Linux2618 {
     /// sized by the old ramp-up. Blocking if forced or if the reader is
     /// already in it; a failed non-forced build drops the ahead window.
     fn make_ahead_window(&mut self, ctx: &mut dyn RaContext, force: bool) -> bool {
-        self.ahead_size = self.next_ra_size_old();
+        self.ahead_intact = self.next_ra_size_old();
         self.ahead_start = self.start + self.size;
         let block = force || self.prev_page >= self.ahead_start;
-        let ok = self.blockable_readahead(ctx, self.ahead_start, self.ahead_size, block);
+        let (ok, size) = self.blockable_readahead(ctx, self.ahead_start, self.ahead_intact, block);
+        self.ahead_size = size;
         if !ok && !force {
             self.reset_ahead_window();
         }
@@ -164,20 +176,22 @@ impl Linux2618 {
 
     /// `blockable_page_cache_readahead`: a non-blocking read is skipped
     /// (fails) on a read-congested queue; otherwise the window is read and
-    /// the result goes through the already-cached rule.
+    /// the result goes through the already-cached rule. Returns whether it
+    /// succeeded and the window's size as submitted (`nr_to_read` unless a
+    /// strip-aligning wrapper cut it, or when skipped).
     fn blockable_readahead(
         &mut self,
         ctx: &mut dyn RaContext,
         offset: u64,
         nr_to_read: u64,
         block: bool,
-    ) -> bool {
+    ) -> (bool, u64) {
         if !block && ctx.congested() {
-            return false;
+            return (false, nr_to_read);
         }
         let kind = if block { WindowKind::Sync } else { WindowKind::Async };
-        let actual = ctx.submit(Window::new(offset, nr_to_read, 0), kind);
-        self.check_ra_success(nr_to_read, actual)
+        let done = ctx.submit(Window::new(offset, nr_to_read, 0), kind);
+        (self.check_ra_success(done.window.size, done.issued_pages), done.window.size)
     }
 
     /// `check_ra_success`: a read that fetched nothing adds its requested
@@ -202,7 +216,7 @@ impl Linux2618 {
     /// `max(cur − 2, VM_MIN_READAHEAD)` (unsigned, as in the kernel), else
     /// the shared ramp-up of §1.1; clamped to max.
     fn next_ra_size_old(&mut self) -> u64 {
-        let cur = self.size;
+        let cur = self.intact_size;
         if self.flag_miss {
             self.flag_miss = false;
             cur.wrapping_sub(2).max(VM_MIN_READAHEAD_PAGES).min(self.max_pages)
@@ -222,6 +236,7 @@ impl Linux2618 {
     fn ra_off(&mut self) {
         self.start = 0;
         self.size = 0;
+        self.intact_size = 0;
         self.flag_miss = false;
         self.flag_incache = false;
         self.reset_ahead_window();
@@ -229,6 +244,10 @@ impl Linux2618 {
 }
 
 impl Readahead for Linux2618 {
+    fn set_max_pages(&mut self, max_pages: u64) {
+        self.max_pages = max_pages;
+    }
+
     fn on_page(&mut self, ctx: &mut dyn RaContext, index: u64, req_pages: u64, _status: PageStatus) {
         let last_index = index + req_pages;
         let same_read = self.in_read && index == self.loop_index + 1 && last_index == self.loop_last_index;
@@ -415,6 +434,7 @@ mod tests {
         // VM_MIN_READAHEAD floor.
         let mut r = Linux2618::new(32);
         r.size = 5;
+        r.intact_size = 5;
         r.flag_miss = true;
         assert_eq!(r.next_ra_size_old(), 4);
         assert!(!r.flag_miss);

@@ -7,8 +7,15 @@
 //! | `seqp` | [`seqp`] | \[TC09\] Fig. 3 didactic synchronous SEQP (decisions.md #3) |
 //! | `linux` 2.6.18 | [`linux_2_6_18`] | §1.2 old ahead-window readahead |
 //! | `linux` 2.6.24 / 3.10 / 3.12 | [`ondemand`] | §1.3 on-demand readahead |
+//! | `saseqp` | [`saseqp`] | §3.1 SASEQP: 2.6.18 (or SEQP) windows cut at the first strip change |
+//! | `sara-basic` / `sara-extended` | [`sara`] | §4 SARA on the on-demand readahead |
 //!
 //! The window-size helpers both Linux schemes use (§1.1) are in [`sizing`].
+//! Strip alignment, shared by SASEQP and SARA, is one wrapper around any
+//! window policy: [`strip_align::StripAligned`] sits between a policy's
+//! window sizing and the submission, and [`RaContext::submit`] hands the
+//! policy back the window as it went out, so the policy advances by the
+//! actual window and grows from its own uncut size (`intact_size`).
 //!
 //! The page cache drives a policy through [`Readahead`]: for every page of a
 //! buffered read it reports the page's state, and the policy answers by
@@ -19,10 +26,13 @@ pub mod linux_2_6_18;
 pub mod none;
 pub mod obl;
 pub mod ondemand;
+pub mod sara;
+pub mod saseqp;
 pub mod seqp;
 pub mod sizing;
+pub mod strip_align;
 
-use crate::config::{Config, LinuxVariant, ReadaheadPolicy};
+use crate::config::{Config, LinuxVariant, ReadaheadPolicy, SaseqpBase};
 use crate::units::PAGE_BYTES;
 
 /// What the page cache found for one page of a read.
@@ -67,6 +77,24 @@ impl Window {
     }
 }
 
+/// A window as it was submitted: after strip alignment (if any), with the
+/// pages actually issued (those not already cached, before EOF).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Submitted {
+    pub window: Window,
+    pub issued_pages: u64,
+}
+
+/// Readahead state kept per block device rather than per open file
+/// (\[IEICE13\] keeps SARA's concurrency per device; issue 8's "per-device
+/// policy state has a home"). The page cache owns one per array and hands it
+/// to every file's policy through [`RaContext::device_state`].
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct RaDeviceState {
+    /// SARA's smoothed concurrency `D` (pending I/Os per member disk), §4.2.
+    pub sara_concurrency: f64,
+}
+
 /// What a readahead policy may ask of the page cache for the file being read.
 pub trait RaContext {
     /// Whether `page` is in the cache (uptodate or in flight).
@@ -79,10 +107,20 @@ pub trait RaContext {
     fn phys_block(&self, page: u64) -> u64;
     /// Blocks per strip of the array below (for striping-aware schemes).
     fn strip_blocks(&self) -> u64;
+    /// Requests pending at the member disks (queued plus in service),
+    /// averaged over the members: SARA's `N` (decisions.md #4).
+    fn pending_ios_per_disk(&self) -> f64;
+    /// The simulated clock, ns.
+    fn now_ns(&self) -> u64;
+    /// Streams (readers) that have not finished.
+    fn active_streams(&self) -> u32;
+    /// The block device's readahead state, shared by every file on it.
+    fn device_state(&mut self) -> &mut RaDeviceState;
     /// Reads the pages of `window` that are not cached (stopping at EOF),
     /// sets the marker on `window.marker()` if that page was newly
-    /// allocated, and returns the number of pages actually issued.
-    fn submit(&mut self, window: Window, kind: WindowKind) -> u64;
+    /// allocated, and returns the window as submitted (a strip-aligning
+    /// wrapper may have cut or extended it) with the pages actually issued.
+    fn submit(&mut self, window: Window, kind: WindowKind) -> Submitted;
 }
 
 /// A readahead policy for one open file.
@@ -108,6 +146,27 @@ pub trait Readahead {
     /// The read ended; `end_pos_bytes` is the position of its last byte (the
     /// kernel's `prev_pos`).
     fn on_read_end(&mut self, _end_pos_bytes: u64) {}
+    /// Changes `ra_pages` (the largest window) from the next window on;
+    /// extended SARA switches between its small and large max (§4.2).
+    fn set_max_pages(&mut self, _max_pages: u64) {}
+}
+
+impl<R: Readahead + ?Sized> Readahead for Box<R> {
+    fn on_page(&mut self, ctx: &mut dyn RaContext, index: u64, req_pages: u64, status: PageStatus) {
+        (**self).on_page(ctx, index, req_pages, status)
+    }
+    fn ignores_cached_pages(&self) -> bool {
+        (**self).ignores_cached_pages()
+    }
+    fn on_fallback_miss(&mut self, index: u64) {
+        (**self).on_fallback_miss(index)
+    }
+    fn on_read_end(&mut self, end_pos_bytes: u64) {
+        (**self).on_read_end(end_pos_bytes)
+    }
+    fn set_max_pages(&mut self, max_pages: u64) {
+        (**self).set_max_pages(max_pages)
+    }
 }
 
 /// Builds the readahead policy the configuration names.
@@ -121,6 +180,19 @@ pub fn build(cfg: &Config) -> Box<dyn Readahead> {
             LinuxVariant::V2_6_18 => Box::new(linux_2_6_18::Linux2618::new(max_pages)),
             v => Box::new(ondemand::OnDemand::new(max_pages, v)),
         },
+        ReadaheadPolicy::Saseqp => {
+            let strip_pages = (cfg.array.strip.0 / PAGE_BYTES).max(1);
+            match cfg.saseqp.base {
+                SaseqpBase::Linux => {
+                    Box::new(saseqp::saseqp(linux_2_6_18::Linux2618::new(max_pages), strip_pages))
+                }
+                SaseqpBase::Seqp => Box::new(saseqp::saseqp(
+                    seqp::Seqp::new(cfg.seqp.init as u64, cfg.seqp.growth, max_pages),
+                    strip_pages,
+                )),
+            }
+        }
+        ReadaheadPolicy::SaraBasic | ReadaheadPolicy::SaraExtended => Box::new(sara::Sara::from_config(cfg)),
     }
 }
 
@@ -139,12 +211,17 @@ pub(crate) mod testing {
         pub markers: BTreeSet<u64>,
         /// What [`RaContext::congested`] answers; tests flip it between reads.
         pub congested: bool,
+        /// What [`RaContext::pending_ios_per_disk`] answers.
+        pub pending_per_disk: f64,
+        pub device: RaDeviceState,
         pub strip_blocks: u64,
         pub first_block: u64,
         /// Every submitted window, its kind and the pages it issued.
         pub windows: Vec<(Window, WindowKind, u64)>,
         /// Pages still missing after `on_page` and read alone.
         pub fallback_reads: Vec<u64>,
+        /// Physical discontinuities: from page `.0` on, blocks move by `.1`.
+        pub breaks: Vec<(u64, u64)>,
     }
 
     impl MockFile {
@@ -154,10 +231,13 @@ pub(crate) mod testing {
                 cached: BTreeSet::new(),
                 markers: BTreeSet::new(),
                 congested: false,
+                pending_per_disk: 0.0,
+                device: RaDeviceState::default(),
                 strip_blocks: 16,
                 first_block: 0,
                 windows: vec![],
                 fallback_reads: vec![],
+                breaks: vec![],
             }
         }
 
@@ -234,6 +314,12 @@ pub(crate) mod testing {
             last - first + 1
         }
 
+        /// Physically moves the file from page `page` on by `gap` blocks
+        /// (a fragmented file: a discontinuity before `page`).
+        pub fn fragment_at(&mut self, page: u64, gap: u64) {
+            self.breaks.push((page, gap));
+        }
+
         /// Drops pages from the cache (eviction before use: thrashing).
         pub fn evict(&mut self, pages: std::ops::Range<u64>) {
             for p in pages {
@@ -254,12 +340,25 @@ pub(crate) mod testing {
             self.congested
         }
         fn phys_block(&self, page: u64) -> u64 {
-            self.first_block + page
+            let gap: u64 = self.breaks.iter().filter(|b| b.0 <= page).map(|b| b.1).sum();
+            self.first_block + page + gap
         }
         fn strip_blocks(&self) -> u64 {
             self.strip_blocks
         }
-        fn submit(&mut self, w: Window, kind: WindowKind) -> u64 {
+        fn pending_ios_per_disk(&self) -> f64 {
+            self.pending_per_disk
+        }
+        fn now_ns(&self) -> u64 {
+            0
+        }
+        fn active_streams(&self) -> u32 {
+            1
+        }
+        fn device_state(&mut self) -> &mut RaDeviceState {
+            &mut self.device
+        }
+        fn submit(&mut self, w: Window, kind: WindowKind) -> Submitted {
             let mut issued = 0;
             for p in w.start..(w.start + w.size).min(self.pages) {
                 if self.cached.insert(p) {
@@ -270,7 +369,7 @@ pub(crate) mod testing {
                 }
             }
             self.windows.push((w, kind, issued));
-            issued
+            Submitted { window: w, issued_pages: issued }
         }
     }
 }

@@ -73,10 +73,15 @@ pub struct OnDemand {
     /// `ra_pages`.
     max_pages: u64,
     generation: Generation,
-    /// Last window `[start, start+size)`, marker at `start+size-async_size`.
+    /// Last window `[start, start+size)`, marker at `start+size-async_size`,
+    /// as submitted.
     start: u64,
     size: u64,
     async_size: u64,
+    /// The last window's size before a strip-aligning wrapper changed it
+    /// (SARA's `intact_size`, §4.1): the next size grows from it. Equal to
+    /// `size` when nothing aligns the windows.
+    intact_size: u64,
     /// Byte position of the end of the previous read; −1 before the first.
     prev_pos: i64,
 }
@@ -90,7 +95,15 @@ impl OnDemand {
             LinuxVariant::V3_12 => Generation::V3_12,
             LinuxVariant::V3_10 | LinuxVariant::V2_6_18 => Generation::V3_10,
         };
-        OnDemand { max_pages: max, generation, start: 0, size: 0, async_size: 0, prev_pos: -1 }
+        OnDemand {
+            max_pages: max,
+            generation,
+            start: 0,
+            size: 0,
+            async_size: 0,
+            intact_size: 0,
+            prev_pos: -1,
+        }
     }
 
     /// `prev_pos >> PAGE_SHIFT` as the kernel's `pgoff_t`: an arithmetic
@@ -123,7 +136,7 @@ impl OnDemand {
         let window_end = self.start.wrapping_add(self.size);
         if offset != 0 && (offset == window_end.wrapping_sub(self.async_size) || offset == window_end) {
             self.start = window_end;
-            self.size = get_next_ra_size(self.size, max);
+            self.size = get_next_ra_size(self.intact_size, max);
             self.async_size = self.size;
             return self.readit(ctx, offset, kind);
         }
@@ -182,13 +195,19 @@ impl OnDemand {
     /// Step 9, *readit*: if this read would hit the window's own marker
     /// (`offset == start`, `size == async_size`), merge the next window in
     /// now (2.6.31+); then submit.
+    ///
+    /// The state keeps the window as submitted (a strip-aligning wrapper may
+    /// have cut or extended it) and, in `intact_size`, the size before that.
     fn readit(&mut self, ctx: &mut dyn RaContext, offset: u64, kind: WindowKind) {
         if self.generation != Generation::V2_6_24 && offset == self.start && self.size == self.async_size {
             let add = get_next_ra_size(self.size, self.max_pages);
             self.async_size = add;
             self.size += add;
         }
-        ctx.submit(Window::new(self.start, self.size, self.async_size), kind);
+        self.intact_size = self.size;
+        let w = ctx.submit(Window::new(self.start, self.size, self.async_size), kind).window;
+        self.size = w.size;
+        self.async_size = w.async_size;
     }
 
     /// Step 7: read exactly the request, no marker, state untouched.
@@ -274,6 +293,10 @@ impl Readahead for OnDemand {
 
     fn on_read_end(&mut self, end_pos_bytes: u64) {
         self.prev_pos = end_pos_bytes as i64;
+    }
+
+    fn set_max_pages(&mut self, max_pages: u64) {
+        self.max_pages = max_pages;
     }
 }
 

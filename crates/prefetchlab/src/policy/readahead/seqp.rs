@@ -59,8 +59,14 @@ impl Readahead for Seqp {
         self.size_pages =
             if self.size_pages > 0 && index == self.next_index { self.grown() } else { self.init_pages };
         let window_pages = self.size_pages.max(req_pages);
-        ctx.submit(Window::new(index, window_pages, 0), WindowKind::Sync);
-        self.next_index = index + window_pages;
+        // a strip-aligning wrapper may cut the window: the next one starts
+        // after the window as read, its size grows from `size_pages`
+        let w = ctx.submit(Window::new(index, window_pages, 0), WindowKind::Sync).window;
+        self.next_index = w.start + w.size;
+    }
+
+    fn set_max_pages(&mut self, max_pages: u64) {
+        self.max_pages = max_pages.max(1);
     }
 
     /// Only a missing page starts a read.
