@@ -68,6 +68,7 @@ bench: build
 	$(PY) benches/speed.py
 	$(PY) benches/cache_only.py
 	$(PY) benches/block_prefetch.py
+	$(PY) benches/striping_readahead.py
 
 clean:
 	rm -rf target $(VENV)

@@ -44,6 +44,23 @@ def find_experiment(arg: str) -> Path:
     raise ExperimentError(f"no experiment `{arg}`: neither a file nor {named}")
 
 
+def find_experiments(arg: str) -> list[Path]:
+    """A path, ``experiments/NAME.toml``, or the group ``experiments/NAME-*.toml`` (one file
+    per figure of a paper: ``reproduce tc09`` runs every ``tc09-*.toml``)."""
+    from prefetchlab.experiment import ExperimentError
+
+    path = Path(arg)
+    if path.is_file() or (EXPERIMENTS_DIR / f"{arg}.toml").is_file():
+        return [find_experiment(arg)]
+    group = sorted(EXPERIMENTS_DIR.glob(f"{arg}-*.toml")) if "/" not in arg else []
+    if group:
+        return group
+    raise ExperimentError(
+        f"no experiment `{arg}`: neither a file, nor {EXPERIMENTS_DIR / (arg + '.toml')}, "
+        f"nor a group {EXPERIMENTS_DIR / (arg + '-*.toml')}"
+    )
+
+
 def all_experiments() -> list[Path]:
     """Every file under experiments/ that is an experiment (has an [experiment] table)."""
     import tomllib
@@ -174,7 +191,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     from prefetchlab.results import ResultsDB
     from prefetchlab.runner import sweep
 
-    paths = [find_experiment(n) for n in args.names] if args.names else all_experiments()
+    paths = [p for n in args.names for p in find_experiments(n)] if args.names else all_experiments()
     experiments = [load_experiment(p) for p in paths]  # every file checked before any run
     out = Path(args.out)
     reports = []
@@ -246,7 +263,10 @@ def register(subparsers: Any) -> None:
         "reproduce", help="run experiments, check their claims, write report/index.html"
     )
     rp.add_argument(
-        "names", nargs="*", metavar="NAME", help="experiments (default: every one under experiments/)"
+        "names",
+        nargs="*",
+        metavar="NAME",
+        help="experiments, or groups NAME-*.toml such as tc09 (default: every one under experiments/)",
     )
     rp.add_argument("--out", metavar="DIR", default="report", help="report directory (default: report)")
     rp.add_argument("--json", action="store_true", help='print {"claims": [...]} as JSON')
