@@ -55,7 +55,9 @@ def main() -> None:
     args = ap.parse_args()
     results = []
     for label, readahead, prefetch in SCHEMES:
-        runs = [prefetchlab.simulate(_tc09(readahead, prefetch, args.streams)).metrics for _ in range(args.repeat)]
+        runs = [
+            prefetchlab.simulate(_tc09(readahead, prefetch, args.streams)).metrics for _ in range(args.repeat)
+        ]
         rate = statistics.median(m["requests_per_wall_s"] for m in runs)
         m = runs[0]
         results.append((label, rate, m["bandwidth_mb_s"], m["readahead_windows"] / max(1, m["app_requests"])))
@@ -65,10 +67,13 @@ def main() -> None:
         for label, rate, bw, win in results
     ]
     print(
-        f"[TC09] Fig. 8 configuration at {args.streams} streams, 8 GiB read "
-        f"(medians of {args.repeat} runs)"
+        f"[TC09] Fig. 8 configuration at {args.streams} streams, 8 GiB read (medians of {args.repeat} runs)"
     )
-    print(render(["scheme", "requests / wall s", "× 2.6.18's rate", "MB/s simulated", "windows / request"], rows))
+    print(
+        render(
+            ["scheme", "requests / wall s", "× 2.6.18's rate", "MB/s simulated", "windows / request"], rows
+        )
+    )
     worst = min(results[1:], key=lambda r: r[1])
     print(f"    slowest against Linux 2.6.18: {worst[0]}, {worst[1] / base:.2f}× its rate\n")
 

@@ -1,0 +1,92 @@
+"""The striping-aware readahead experiments (issue 8): ``reproduce tc09`` and ``reproduce
+ieice13`` name groups of files (one per figure), every file expands to its runs with the
+schemes its labels name, every claim binds to runs, and short runs of the paper's
+configurations show what the schemes must (SASEQP never splits a window; MSP keeps the disks
+busy for one stream; SARA's large max under low concurrency)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+import prefetchlab
+from prefetchlab.experiment import ExperimentError, load_experiment
+from prefetchlab.experiments_cli import find_experiments
+
+from .helpers import REPO
+
+
+@pytest.fixture(autouse=True)
+def _in_repo(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(REPO)
+
+
+def test_groups_name_one_file_per_figure() -> None:
+    assert [p.name for p in find_experiments("tc09")] == [
+        "tc09-fig8.toml",
+        "tc09-fig8c.toml",
+        "tc09-fig8f.toml",
+        "tc09-fig9.toml",
+    ]
+    assert {p.name for p in find_experiments("ieice13")} >= {
+        "ieice13-fig7.toml",
+        "ieice13-fig8.toml",
+        "ieice13-fig9.toml",
+    }
+    assert [p.name for p in find_experiments("tc09-fig9")] == ["tc09-fig9.toml"]
+    with pytest.raises(ExperimentError, match="nor a group"):
+        find_experiments("tc10")
+
+
+@pytest.mark.parametrize("group", ["tc09", "ieice13"])
+def test_every_figure_file_binds_its_claims(group: str) -> None:
+    for path in find_experiments(group):
+        exp = load_experiment(Path(os.path.relpath(path, REPO)))
+        assert exp.runs and exp.claims, path
+        for f in exp.figures:
+            assert f.run_ids is None or f.run_ids, (path, f.name)  # None: every run
+        for c in exp.claims:
+            assert all(t.run_ids for t in c.check.terms()), (path, c.claim.text if hasattr(c, "claim") else c)
+
+
+def test_tc09_fig8_labels_name_their_schemes() -> None:
+    exp = load_experiment(Path("experiments/tc09-fig8.toml"))
+    assert len(exp.runs) == 4 * 2 * 2 * 7
+    schemes = {
+        (r.flat["run.label"], r.flat["readahead.policy"], r.flat["array_cache.prefetch"]) for r in exp.runs
+    }
+    assert schemes == {
+        ("MSP+SASEQP", "saseqp", "msp"),
+        ("SASEQP", "saseqp", "none"),
+        ("MSP+SEQP", "linux", "msp"),
+        ("SEQP", "linux", "none"),
+    }
+    # 8 GiB over all streams, as the paper's IOzone runs
+    assert all(r.flat["workload.streams"] * r.flat["workload.file_size"] == 8 << 30 for r in exp.runs)
+
+
+def _short(exp_path: str, label: str, streams: int, file_size: int) -> dict[str, float]:
+    exp = load_experiment(Path(exp_path))
+    run = next(
+        r
+        for r in exp.runs
+        if r.flat["run.label"] == label
+        and r.flat["workload.streams"] == streams
+        and r.flat.get("array.strip") == 128 << 10
+        and r.flat.get("readahead.max") == 128 << 10
+    )
+    cfg = json.loads(run.config_json)
+    cfg["workload"]["file_size"] = file_size
+    return prefetchlab.simulate(cfg).metrics
+
+
+def test_tc09_one_stream_msp_keeps_the_disks_busy_and_saseqp_never_splits() -> None:
+    size = 64 << 20
+    saseqp = _short("experiments/tc09-fig8.toml", "SASEQP", 1, size)
+    msp = _short("experiments/tc09-fig8.toml", "MSP+SASEQP", 1, size)
+    seqp = _short("experiments/tc09-fig8.toml", "SEQP", 1, size)
+    assert saseqp["request_splits"] == 0 < seqp["request_splits"]
+    assert msp["bandwidth_mb_s"] >= 1.5 * saseqp["bandwidth_mb_s"]
