@@ -90,3 +90,14 @@ def test_tc09_one_stream_msp_keeps_the_disks_busy_and_saseqp_never_splits() -> N
     seqp = _short("experiments/tc09-fig8.toml", "SEQP", 1, size)
     assert saseqp["request_splits"] == 0 < seqp["request_splits"]
     assert msp["bandwidth_mb_s"] >= 1.5 * saseqp["bandwidth_mb_s"]
+
+
+def test_run_header_names_the_striping_aware_scheme_and_its_sizes() -> None:
+    from prefetchlab._table import describe_config
+
+    base = "[array]\nlayout = 'raid0'\ndisks = 3\nstrip = '256KiB'\n"
+    sara = describe_config(prefetchlab.resolve(base + "[readahead]\npolicy = 'sara-extended'\n"))
+    want = "sara-extended max 256 KiB, strip 256 KiB, large max 1536 KiB while pending I/Os per disk <= 32"
+    assert want in sara
+    saseqp = describe_config(prefetchlab.resolve(base + "[readahead]\npolicy = 'saseqp'\nmax = '512KiB'\n"))
+    assert "saseqp on linux 2.6.18, max 512 KiB" in saseqp
