@@ -18,7 +18,15 @@ from typing import TYPE_CHECKING, Any
 from prefetchlab._engine import PrefetchlabError, __version__
 
 if TYPE_CHECKING:
-    from prefetchlab.api import IO_LOG_COLUMNS, Report, convert_trace, resolve, simulate, validate_disk
+    from prefetchlab.api import (
+        IO_LOG_COLUMNS,
+        Report,
+        convert_trace,
+        resolve,
+        simulate,
+        topology_timeline,
+        validate_disk,
+    )
 
 #: Public names defined in other modules, loaded when first asked for.
 _LAZY = {
@@ -27,6 +35,7 @@ _LAZY = {
     "convert_trace": "prefetchlab.api",
     "resolve": "prefetchlab.api",
     "simulate": "prefetchlab.api",
+    "topology_timeline": "prefetchlab.api",
     "validate_disk": "prefetchlab.api",
 }
 
@@ -38,6 +47,7 @@ __all__ = [
     "convert_trace",
     "resolve",
     "simulate",
+    "topology_timeline",
     "validate_disk",
 ]
 

@@ -3,6 +3,7 @@ and compact per-stream and per-disk tables."""
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Callable, Sequence
 from pathlib import PurePath
@@ -52,9 +53,49 @@ SUMMARY_ROWS: tuple[tuple[str, str, str, float], ...] = (
     ("full_stripe_rows", "RAID rows written whole", "rows", 1.0),
     ("writeback_blocks", "array-cache blocks written back", "blocks", 1.0),
     ("peak_cache_pages", "peak page-cache pages", "pages", 1.0),
+    ("elapsed_s", "elapsed time (last read consumed)", "s", 1.0),
+    ("stall_s", "application stall", "s", 1.0),
+    ("ssd_hits", "fetches from an upper level (SSD)", "", 1.0),
+    ("hdd_reads", "fetches from a lower level (HDD)", "", 1.0),
     ("sim_time_s", "simulated time", "s", 1.0),
     ("wall_time_s", "wall time", "s", 1.0),
     ("requests_per_wall_s", "simulated requests per wall second", "req/s", 1.0),
+)
+
+#: The rows of a ``[topology]`` run (the others do not apply to it).
+_TOPOLOGY_KEYS = frozenset(
+    {
+        "bandwidth_mb_s",
+        "iops",
+        "app_requests",
+        "bytes_read",
+        "hit_ratio",
+        "disk_requests",
+        "disk_utilization",
+        "elapsed_s",
+        "stall_s",
+        "ssd_hits",
+        "hdd_reads",
+        "sim_time_s",
+        "wall_time_s",
+        "requests_per_wall_s",
+    }
+)
+#: The IPODS/TIP figures of a topology run's state, shown with their units.
+_TOPOLOGY_STATE: tuple[tuple[str, str, str], ...] = (
+    ("t_unit_s", "T_unit (informed.t_cpu)", "s"),
+    ("t_hdd_net_s", "T_hdd-net (one block, lower level to client)", "s"),
+    ("t_ss_net_s", "T_ss-net (one block, upper level to client)", "s"),
+    ("t_hdd_ss_s", "T_hdd-ss (one block, lower to upper level)", "s"),
+    ("horizon_hdd", "TIP's prefetch horizon on the HDD path", "reads"),
+    ("x_cache", "blocks fetched ahead (X_cache)", "blocks"),
+    ("max_bw", "Max_BW", "requests"),
+    ("pstart", "IPODS Pstart", "read"),
+    ("pnext_offset", "IPODS Pnext offset", "reads"),
+    ("depth", "IPODS pipeline depth (Max_BW − X_cache)", "copies"),
+    ("depth_at_end", "IPODS depth at the end (after shortages)", "copies"),
+    ("max_bw_needed", "Max_BW needed to hide every latency", "requests"),
+    ("copies", "HDD → SSD copies", ""),
 )
 
 #: Array-cache rows are shown only when the configuration has an array cache.
@@ -176,6 +217,9 @@ def describe_device(config: dict[str, Any]) -> str:
 def describe_config(config: dict[str, Any]) -> str:
     """One line saying what was simulated."""
     a, ra, w = config["array"], config["readahead"], config["workload"]
+    topo = config.get("topology", {})
+    if topo.get("nodes"):
+        return _describe_topology(config)
     device = describe_device(config)
     if a["layout"] == "single":
         array = f"one {device}"
@@ -224,16 +268,53 @@ def describe_config(config: dict[str, Any]) -> str:
     return f"{array}; {readahead}; {workload}; memory {fmt_bytes(config['host']['memory'])}"
 
 
+def _describe_topology(config: dict[str, Any]) -> str:
+    """One line for a ``[topology]`` run: nodes and tiers, network, policy, hinted sequence."""
+    topo, w, inf = config["topology"], config["workload"], config["informed"]
+
+    def tier(t: dict[str, Any]) -> str:
+        if t["kind"] == "hdd":
+            return f"HDD {t['model']}"
+        return f"{t['read_bandwidth'] / 1e6:g} MB/s device"
+
+    nodes = "; ".join(
+        f"{n['count']} node(s) of {tier(n['upper'])} over {tier(n['lower'])}" for n in topo["nodes"]
+    )
+    net = topo["network"]
+    policy = inf["policy"]
+    if policy != "none":
+        policy += f" X_cache {inf['x_cache'] or 'horizon'}"
+        if inf["policy"] == "ipods":
+            policy += f" Max_BW {inf['max_bw'] or 'nodes'}"
+    hints = (
+        f"trace {PurePath(w['path']).name}"
+        if w["kind"] == "trace"
+        else f"{w['kind']} over {fmt_bytes(w['file_size'])}"
+    )
+    return (
+        f"topology: {nodes}; blocks of {fmt_bytes(topo['block'])}; links {net['bandwidth'] / 1e6:g} MB/s, "
+        f"{net['latency'] / 1e3:g} µs; informed {policy}, T_unit {inf['t_cpu'] / 1e9:g} s; hinted {hints}"
+    )
+
+
 def summary_table(report: Report) -> str:
     """The scalar metrics, one per row, with units."""
     has_array_cache = bool(report.config.get("array_cache", {}).get("size", 0))
     has_writes = bool(report.metrics.get("writes"))
+    topology = bool(report.config.get("topology", {}).get("nodes"))
     rows: list[list[str]] = []
     shown: set[str] = set()
     for key, label, unit, scale in SUMMARY_ROWS:
         shown.add(key)
         value = report.metrics.get(key)
         if value is None:  # not measured by this run's mode (cache-only: no clock, no disks)
+            continue
+        if topology != (key in _TOPOLOGY_KEYS) and (
+            topology or key in ("elapsed_s", "stall_s", "ssd_hits", "hdd_reads")
+        ):
+            continue
+        if topology and key == "hit_ratio":
+            rows.append(["client-cache hit ratio (block there when due)", fmt_number(value), ""])
             continue
         if (key in _ARRAY_CACHE_KEYS and not has_array_cache) or (key in _WRITE_KEYS and not has_writes):
             continue
@@ -245,6 +326,11 @@ def summary_table(report: Report) -> str:
             if _is_trace(report.config):
                 continue  # the same figure as array_cache_hit_ratio
         rows.append([label, fmt_number(value * scale if scale != 1.0 else value), unit])
+    if topology:
+        state = json.loads(report.metrics.get("block_policy_state") or "{}")
+        for key, label, unit in _TOPOLOGY_STATE:
+            if state.get(key) is not None:
+                rows.append([label, fmt_number(state[key]), unit])
     # Figures the engine reports that this table does not know yet: shown by name.
     for key, value in report.metrics.items():
         if key not in shown and isinstance(value, int | float):

@@ -137,6 +137,25 @@ def _config_args(config: ConfigLike) -> tuple[str, _engine.Format]:
     raise TypeError(f"config must be a dict, TOML text or a path, not {type(config).__name__}")
 
 
+def topology_timeline(
+    config: ConfigLike, sets: list[str] | None = None, reads: int | None = None
+) -> dict[str, Any]:
+    """Runs a ``[topology]`` configuration and returns its timeline, as [IPODS] Fig. 2 draws it:
+    ``{elapsed_ns, stall_ns, metrics, accesses: {block, fetch_ns, from_ssd, arrival_ns,
+    consumed_ns, stall_ns}, copies: {block, start_ns, arrival_ns}}`` (lists; ``block`` is the
+    hinted read's number in the sequence, from 1). ``reads`` keeps the first that many reads and
+    the copies made for them."""
+    text, fmt = _config_args(config)
+    t: dict[str, Any] = _engine.topology_timeline(text, fmt, list(sets or []))
+    t["metrics"] = json.loads(t["metrics"])["metrics"]
+    if reads is not None:
+        a, c = t["accesses"], t["copies"]
+        t["accesses"] = {k: v[:reads] for k, v in a.items()}
+        keep = [i for i, b in enumerate(c["block"]) if b <= reads]
+        t["copies"] = {k: [v[i] for i in keep] for k, v in c.items()}
+    return t
+
+
 def resolve(config: ConfigLike, sets: list[str] | None = None) -> dict[str, Any]:
     """Checks a configuration without running it; returns it with every default filled in."""
     text, fmt = _config_args(config)

@@ -106,6 +106,10 @@ class Figure:
     yunits: str = ""
     #: The runs drawn (``where``: key = value, or a list of values): all when None.
     run_ids: frozenset[str] | None = None
+    #: ``lines`` (a metric against a key), or ``timeline``: one ``[topology]`` run's first
+    #: ``reads`` hinted reads as [IPODS] Fig. 2 draws them (copies, fetches, stalls).
+    kind: str = "lines"
+    reads: int = 0
 
 
 @dataclass
@@ -362,6 +366,8 @@ def _axes(tree: Mapping[str, Any], path: Path, source: str, prefix: str = "") ->
         key = f"{prefix}{k}"
         if isinstance(v, Mapping):
             yield from _axes(v, path, source, key + ".")
+        elif isinstance(v, list) and v and all(isinstance(x, Mapping) for x in v):
+            continue  # an array of tables ([[topology.nodes]]) is one value, not an axis
         elif isinstance(v, list):
             at = _at(path, source, key)
             if not v:
@@ -410,6 +416,49 @@ def _str(table: Mapping[str, Any], key: str, where: str, path: Path | str, defau
     return v
 
 
+#: The most hinted reads a timeline figure draws (one row each).
+MAX_TIMELINE_READS = 60
+
+
+def _timeline_figure(
+    t: Mapping[str, Any], i: int, at: str, select: Callable[[dict[str, Wanted]], list[str]]
+) -> Figure:
+    """A ``kind = "timeline"`` figure: ``where`` picks one ``[topology]`` run, ``reads`` (default
+    20) how many of its first hinted reads are drawn."""
+    where = f"figure {i}"
+    known = {"name", "title", "kind", "where", "reads"}
+    unknown = set(t) - known
+    if unknown:
+        raise ExperimentError(
+            f"{at}: {where}: unknown key `{sorted(unknown)[0]}` for a timeline (expected {sorted(known)})"
+        )
+    name = _str(t, "name", where, at, f"figure{i}")
+    reads = t.get("reads", 20)
+    if not isinstance(reads, int) or isinstance(reads, bool) or not 1 <= reads <= MAX_TIMELINE_READS:
+        raise ExperimentError(f"{at}: {where}: `reads` must be an integer from 1 to {MAX_TIMELINE_READS}")
+    if not isinstance(t.get("where"), Mapping) or not t["where"]:
+        raise ExperimentError(f"{at}: {where}: a timeline needs `where`, picking one run")
+    sel = {k: tuple(v) if isinstance(v, list) else v for k, v in flatten(t["where"]).items()}
+    try:
+        run_ids = frozenset(select(sel))
+    except PrefetchlabError as e:
+        raise ExperimentError(f"{at}: {where}: where: {e}") from None
+    if len(run_ids) != 1:
+        raise ExperimentError(
+            f"{at}: {where}: a timeline's `where` must pick one run, it picks {len(run_ids)}"
+        )
+    return Figure(
+        name=name,
+        title=_str(t, "title", where, at, name),
+        x="time",
+        y="hinted read",
+        xunits="s",
+        run_ids=run_ids,
+        kind="timeline",
+        reads=reads,
+    )
+
+
 def _figures(
     raw: Any,
     runs: list[RunSpec],
@@ -422,15 +471,20 @@ def _figures(
         return []
     keys = set(runs[0].flat)
     out = []
-    known = {"name", "title", "x", "y", "series", "facets", "logx", "logy", "units", "where"}
+    known = {"name", "title", "x", "y", "series", "facets", "logx", "logy", "units", "where", "kind"}
     for i, t in enumerate(_tables(raw, "figure", _at(path, source, "figure")), 1):
         where = f"figure {i}"
         at = _table_at(path, source, "figure", i)
+        if t.get("kind") == "timeline":
+            out.append(_timeline_figure(t, i, at, select))
+            continue
         unknown = set(t) - known
         if unknown:
             raise ExperimentError(
                 f"{at}: {where}: unknown key `{sorted(unknown)[0]}` (expected {sorted(known)})"
             )
+        if t.get("kind", "lines") != "lines":
+            raise ExperimentError(f'{at}: {where}: `kind` must be "lines" or "timeline", not {t["kind"]!r}')
         name = _str(t, "name", where, at, f"figure{i}")
         y = _str(t, "y", where, at)
         if y not in metrics:

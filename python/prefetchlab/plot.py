@@ -41,6 +41,22 @@ def _numeric(values: Sequence[Any]) -> bool:
     return all(isinstance(v, int | float) and not isinstance(v, bool) for v in values)
 
 
+def _draw_timeline(exp: Experiment, fig_spec: Figure, out_dir: Path) -> DrawnFigure:
+    """A timeline figure: its one run simulated again (deterministic) with its timeline kept."""
+    from prefetchlab.api import topology_timeline
+    from prefetchlab.ipods_cli import draw_timeline
+
+    assert fig_spec.run_ids is not None and len(fig_spec.run_ids) == 1
+    (run_id,) = fig_spec.run_ids
+    run = next(r for r in exp.runs if r.run_id == run_id)
+    t = topology_timeline(json.loads(run.config_json), reads=fig_spec.reads)
+    stem = out_dir / f"{_safe(exp.name)}-{_safe(fig_spec.name)}"
+    png, svg = stem.with_suffix(".png"), stem.with_suffix(".svg")
+    draw_timeline(t, fig_spec.title, png)
+    draw_timeline(t, fig_spec.title, svg)
+    return DrawnFigure(fig_spec, png, svg, len(t["accesses"]["block"]))
+
+
 def draw(exp: Experiment, rows: Sequence[Mapping[str, Any]], out_dir: Path) -> list[DrawnFigure]:
     """Draws every figure of ``exp`` from ``rows`` (stored runs) into ``out_dir``."""
     import matplotlib
@@ -53,6 +69,9 @@ def draw(exp: Experiment, rows: Sequence[Mapping[str, Any]], out_dir: Path) -> l
     out_dir.mkdir(parents=True, exist_ok=True)
     drawn = []
     for fig_spec in exp.figures:
+        if fig_spec.kind == "timeline":
+            drawn.append(_draw_timeline(exp, fig_spec, out_dir))
+            continue
         data: dict[Any, dict[Any, dict[Any, list[float]]]] = defaultdict(
             lambda: defaultdict(lambda: defaultdict(list))
         )

@@ -105,7 +105,12 @@ def _claim_table(results: Sequence[ClaimResult]) -> str:
 def _figure(d: DrawnFigure, exp: Experiment) -> str:
     data = base64.b64encode(d.png.read_bytes()).decode()
     caption = f"{_esc(d.figure.title)} — {_esc(d.figure.y)} against {_esc(d.figure.x)}"
-    if d.points == 0:
+    if d.figure.kind == "timeline":
+        caption = (
+            f"{_esc(d.figure.title)} — the first {d.points} hinted reads of one run: HDD → SSD copies, "
+            "fetches to the client from the SSD or the HDD, consumption and stalls"
+        )
+    elif d.points == 0:
         caption += " (no stored runs yet)"
     alt = f"{exp.name}: {d.figure.title}"
     return (

@@ -388,6 +388,17 @@ fn ipods_timeline<'py>(
         let p = model::Params::parse(max_bw, x_cache, [&times[0], &times[1], &times[2], &times[3]])?;
         model::timeline(&p, blocks, ipods)
     })?;
+    timeline_dict(py, &t)
+}
+
+/// A timeline as a dict of lists: `{elapsed_ns, stall_ns, accesses: {block,
+/// fetch_ns, from_ssd, arrival_ns, consumed_ns, stall_ns}, copies: {block,
+/// start_ns, arrival_ns}}`.
+fn timeline_dict<'py>(
+    py: Python<'py>,
+    t: &prefetchlab::policy::informed::ipods::Timeline,
+) -> PyResult<Bound<'py, PyDict>> {
+    use prefetchlab::policy::informed::ipods as model;
     let a = PyDict::new(py);
     a.set_item("block", t.accesses.iter().map(|x| x.block).collect::<Vec<_>>())?;
     a.set_item("fetch_ns", t.accesses.iter().map(|x| x.fetch_ns).collect::<Vec<_>>())?;
@@ -407,6 +418,27 @@ fn ipods_timeline<'py>(
     Ok(d)
 }
 
+/// The timeline of a `[topology]` run of the configuration (`text` in
+/// `fmt`): the same dict as [`ipods_timeline`], plus `metrics` (the run's
+/// metrics as JSON).
+#[pyfunction]
+fn topology_timeline<'py>(
+    py: Python<'py>,
+    text: &str,
+    fmt: &str,
+    sets: Vec<String>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let (report, t) = py.detach(|| {
+        guarded(|| {
+            let cfg = parse(text, fmt, &sets)?;
+            prefetchlab::topology::run_with_timeline(&cfg)
+        })
+    })?;
+    let d = timeline_dict(py, &t)?;
+    d.set_item("metrics", report.to_json())?;
+    Ok(d)
+}
+
 #[pymodule]
 fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("PrefetchlabError", m.py().get_type::<PrefetchlabError>())?;
@@ -422,5 +454,6 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(parse_size, m)?)?;
     m.add_function(wrap_pyfunction!(ipods_plan, m)?)?;
     m.add_function(wrap_pyfunction!(ipods_timeline, m)?)?;
+    m.add_function(wrap_pyfunction!(topology_timeline, m)?)?;
     Ok(())
 }

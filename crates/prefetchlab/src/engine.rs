@@ -64,6 +64,9 @@ pub fn check(cfg: &Config) -> Result<()> {
     if cfg.run.mode == RunMode::CacheOnly {
         return crate::workload::replay::open_trace(cfg).map(|_| ());
     }
+    if cfg.topology.is_distributed() {
+        return crate::topology::check(cfg);
+    }
     Engine::build(cfg).map(|_| ())
 }
 
@@ -85,6 +88,9 @@ pub const PROGRESS_EVERY_EVENTS: u64 = 1 << 16;
 pub fn simulate_with_progress(cfg: &Config, progress: &mut dyn FnMut(&Progress) -> bool) -> Result<Report> {
     if cfg.run.mode == RunMode::CacheOnly {
         return crate::cache_only::run(cfg, progress);
+    }
+    if cfg.topology.is_distributed() {
+        return crate::topology::run(cfg, progress);
     }
     let wall = std::time::Instant::now();
     let (mut engine, mut policies) = Engine::build(cfg)?;
@@ -341,7 +347,8 @@ impl Engine {
             }),
             block_policy: match cfg.informed.policy {
                 InformedPolicy::Tip => Box::new(Tip::new(cfg, capacity_blocks)?),
-                InformedPolicy::None => block_policy::build(
+                // IPODS needs a topology (refused by the configuration check)
+                InformedPolicy::None | InformedPolicy::Ipods => block_policy::build(
                     cfg,
                     block_policy::Geometry::new(geometry_layout, PAGE_BYTES, capacity_blocks),
                 ),
@@ -1174,6 +1181,10 @@ impl Engine {
             congestion_events: self.block.queues.iter().map(|q| q.stats.congestion_events).sum(),
             queue_full_events: self.block.queues.iter().map(|q| q.stats.queue_full_events).sum(),
             sim_time_s: sim_s,
+            elapsed_s: sim_s,
+            stall_s: 0.0,
+            ssd_hits: 0,
+            hdd_reads: 0,
             wall_time_s: wall_s,
             requests_per_wall_s: ratio(requests as f64, wall_s),
         };

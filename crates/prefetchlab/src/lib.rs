@@ -28,6 +28,7 @@ pub mod fs;
 pub mod metrics;
 pub mod policy;
 pub mod sim;
+pub mod topology;
 pub mod trace;
 pub mod units;
 pub mod workload;

@@ -35,6 +35,7 @@ pub struct Config {
     pub workload: WorkloadConfig,
     pub msp: MspConfig,
     pub informed: InformedConfig,
+    pub topology: TopologyConfig,
     pub run: RunConfig,
     pub output: OutputConfig,
 }
@@ -78,8 +79,12 @@ pub enum InformedPolicy {
     #[default]
     None,
     /// TIP (Patterson et al., SOSP 1995): hinted blocks fetched up to the
-    /// prefetch horizon ahead, into the array cache.
+    /// prefetch horizon ahead, into the array cache (or, on a `[topology]`,
+    /// into the client's buffer cache).
     Tip,
+    /// IPODS (Al Assaf et al.): TIP at the client plus a pipeline of hinted
+    /// blocks copied HDD → SSD inside the storage nodes; needs a `[topology]`.
+    Ipods,
 }
 
 /// `[informed]`: the application discloses its reads (the trace's own read
@@ -101,6 +106,9 @@ pub struct InformedConfig {
     pub t_disk: Duration,
     /// The fraction of the reads that are hinted, spread evenly (1: all).
     pub hint_fraction: f64,
+    /// IPODS's `Max_BW`: the concurrent read requests the storage system
+    /// sustains (0: one per storage node's lower device).
+    pub max_bw: u32,
 }
 
 impl Default for InformedConfig {
@@ -111,9 +119,170 @@ impl Default for InformedConfig {
             x_cache: 0,
             t_disk: Duration(10_000_000),
             hint_fraction: 1.0,
+            max_bw: 0,
         }
     }
 }
+
+/// `[topology]`: a distributed multi-level system (issue 11; models.md §4):
+/// clients with a buffer cache, a switched network, and storage nodes with
+/// an upper level (SSD or memory) over a lower one (HDD), data striped
+/// across the nodes in `block`s. No storage node (the default): the single
+/// host of every other section. See [`crate::topology`].
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct TopologyConfig {
+    /// The unit data is striped across the storage nodes in, and the unit
+    /// every transfer moves ([IPODS]: 200 MB).
+    pub block: Size,
+    /// `[[topology.clients]]` (one client is modelled; none given: one with
+    /// the defaults).
+    pub clients: Vec<ClientConfig>,
+    /// `[[topology.nodes]]`.
+    pub nodes: Vec<NodeConfig>,
+    /// `[topology.network]`: every node's and client's link to the switch.
+    pub network: NetworkConfig,
+}
+
+impl Default for TopologyConfig {
+    fn default() -> Self {
+        TopologyConfig {
+            block: Size(200_000_000),
+            clients: Vec::new(),
+            nodes: Vec::new(),
+            network: NetworkConfig::default(),
+        }
+    }
+}
+
+impl TopologyConfig {
+    /// Whether the run is on a topology (any storage node given).
+    pub fn is_distributed(&self) -> bool {
+        !self.nodes.is_empty()
+    }
+
+    /// Storage nodes, each `count` expanded.
+    pub fn node_count(&self) -> u64 {
+        self.nodes.iter().map(|n| n.count as u64).sum()
+    }
+}
+
+/// `[[topology.clients]]`
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct ClientConfig {
+    /// The client's buffer cache (LRU, in `topology.block`s).
+    pub cache: Size,
+}
+
+impl Default for ClientConfig {
+    fn default() -> Self {
+        ClientConfig { cache: Size(1 << 30) }
+    }
+}
+
+/// `[[topology.nodes]]`: `count` identical storage nodes.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct NodeConfig {
+    pub count: u32,
+    /// The upper level (IPODS's SSD).
+    pub upper: TierConfig,
+    /// The lower level, where the data is (IPODS's HDD).
+    pub lower: TierConfig,
+}
+
+impl Default for NodeConfig {
+    fn default() -> Self {
+        NodeConfig { count: 1, upper: TierConfig::ssd(), lower: TierConfig::hdd() }
+    }
+}
+
+/// What a tier's device is.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum TierKind {
+    /// The mechanical drive model (`model`: a preset or DiskSim file).
+    Hdd,
+    /// Latency + size / bandwidth per request, one at a time (models.md §4.1
+    /// with one channel): an SSD, or any device given by its times.
+    Ssd,
+}
+
+/// One level of a storage node.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct TierConfig {
+    pub kind: TierKind,
+    /// `kind = "hdd"`: a drive preset or a DiskSim file.
+    #[serde(default = "default_tier_model")]
+    pub model: String,
+    #[serde(default = "default_tier_read_latency")]
+    pub read_latency: Duration,
+    #[serde(default = "default_tier_write_latency")]
+    pub write_latency: Duration,
+    /// Bytes per second (`kind = "ssd"`).
+    #[serde(default = "default_tier_read_bandwidth")]
+    pub read_bandwidth: Size,
+    #[serde(default = "default_tier_write_bandwidth")]
+    pub write_bandwidth: Size,
+}
+
+fn default_tier_model() -> String {
+    "cheetah-15k5".to_string()
+}
+fn default_tier_read_latency() -> Duration {
+    Duration(80_000)
+}
+fn default_tier_write_latency() -> Duration {
+    Duration(200_000)
+}
+fn default_tier_read_bandwidth() -> Size {
+    Size(250_000_000)
+}
+fn default_tier_write_bandwidth() -> Size {
+    Size(200_000_000)
+}
+
+impl TierConfig {
+    /// An SSD: 80 µs + 250 MB/s reads, 200 µs + 200 MB/s writes.
+    pub fn ssd() -> Self {
+        TierConfig {
+            kind: TierKind::Ssd,
+            model: default_tier_model(),
+            read_latency: default_tier_read_latency(),
+            write_latency: default_tier_write_latency(),
+            read_bandwidth: default_tier_read_bandwidth(),
+            write_bandwidth: default_tier_write_bandwidth(),
+        }
+    }
+    /// The Cheetah 15K.5 drive model.
+    pub fn hdd() -> Self {
+        TierConfig { kind: TierKind::Hdd, ..TierConfig::ssd() }
+    }
+}
+
+/// `[topology.network]`: one full-duplex link per node and per client to a
+/// switch; a transfer holds the sender's and the receiver's link at once
+/// (cut-through) and takes the slower link's time plus both latencies.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct NetworkConfig {
+    /// One-way latency of each link.
+    pub latency: Duration,
+    /// Bytes per second of each link.
+    pub bandwidth: Size,
+}
+
+impl Default for NetworkConfig {
+    /// Gigabit Ethernet: 75 µs, 117 MB/s of goodput.
+    fn default() -> Self {
+        NetworkConfig { latency: Duration(75_000), bandwidth: Size(117_000_000) }
+    }
+}
+
+/// The most storage nodes a topology has.
+pub const MAX_STORAGE_NODES: u64 = 4096;
 
 /// The deepest informed prefetching goes (reads ahead of the application).
 pub const MAX_INFORMED_DEPTH: u32 = 4096;
@@ -1003,6 +1172,16 @@ impl Config {
                 format!("a fraction of the reads within (0, 1], got {}", i.hint_fraction),
             ));
         }
+        if self.topology.is_distributed() || !self.topology.clients.is_empty() {
+            return self.check_topology();
+        }
+        if i.policy == InformedPolicy::Ipods {
+            return Err(Error::config(
+                "informed.policy",
+                "IPODS pipelines hinted blocks from HDD to SSD inside storage nodes: it needs a [topology] with \
+                 at least one [[topology.nodes]]",
+            ));
+        }
         if i.policy == InformedPolicy::None {
             return Ok(());
         }
@@ -1042,6 +1221,130 @@ impl Config {
             ));
         }
         Ok(())
+    }
+
+    /// A `[topology]` run (issue 11): the storage nodes, their tiers, the
+    /// network, and what the informed policies need there.
+    fn check_topology(&self) -> Result<()> {
+        let t = &self.topology;
+        let nodes = t.node_count();
+        if nodes == 0 {
+            return Err(Error::config(
+                "topology.nodes",
+                "a topology needs at least one storage node ([[topology.nodes]] with count >= 1)",
+            ));
+        }
+        if nodes > MAX_STORAGE_NODES {
+            return Err(Error::config(
+                "topology.nodes",
+                format!("at most {MAX_STORAGE_NODES} storage nodes, got {nodes}"),
+            ));
+        }
+        if t.clients.len() > 1 {
+            return Err(Error::config(
+                "topology.clients",
+                format!("one client is modelled so far, got {}", t.clients.len()),
+            ));
+        }
+        if t.block.0 < SECTOR_BYTES || t.block.0 > (1 << 40) {
+            return Err(Error::config(
+                "topology.block",
+                format!("from 512 B to 1 TiB, got {} bytes", t.block.0),
+            ));
+        }
+        for (i, c) in t.clients.iter().enumerate() {
+            if c.cache.0 < t.block.0 {
+                return Err(Error::config(
+                    format!("topology.clients[{i}].cache"),
+                    format!("at least one topology.block ({} bytes), got {} bytes", t.block.0, c.cache.0),
+                ));
+            }
+        }
+        for (i, n) in t.nodes.iter().enumerate() {
+            for (name, tier) in [("upper", &n.upper), ("lower", &n.lower)] {
+                let key = |k: &str| format!("topology.nodes[{i}].{name}.{k}");
+                if tier.kind == TierKind::Ssd {
+                    units::check_latency(tier.read_latency.0)
+                        .map_err(|m| Error::config(key("read_latency"), m))?;
+                    units::check_latency(tier.write_latency.0)
+                        .map_err(|m| Error::config(key("write_latency"), m))?;
+                    units::check_bandwidth(tier.read_bandwidth.0)
+                        .map_err(|m| Error::config(key("read_bandwidth"), m))?;
+                    units::check_bandwidth(tier.write_bandwidth.0)
+                        .map_err(|m| Error::config(key("write_bandwidth"), m))?;
+                } else if tier.model.trim().is_empty() {
+                    return Err(Error::config(key("model"), "a drive preset name or a DiskSim file"));
+                }
+            }
+        }
+        units::check_latency(t.network.latency.0)
+            .map_err(|m| Error::config("topology.network.latency", m))?;
+        units::check_bandwidth(t.network.bandwidth.0)
+            .map_err(|m| Error::config("topology.network.bandwidth", m))?;
+        let w = &self.workload;
+        if !matches!(w.kind, WorkloadKind::Trace | WorkloadKind::Random | WorkloadKind::Iozone) {
+            return Err(Error::config(
+                "workload.kind",
+                "on a topology the application reads a hinted sequence of blocks: \"trace\", \"random\" or \"iozone\"",
+            ));
+        }
+        if w.kind != WorkloadKind::Trace && w.streams != 1 {
+            return Err(Error::config(
+                "workload.streams",
+                format!(
+                    "on a topology one application reads one hinted sequence: streams = 1, got {}",
+                    w.streams
+                ),
+            ));
+        }
+        let i = &self.informed;
+        if i.hint_fraction != 1.0 {
+            return Err(Error::config(
+                "informed.hint_fraction",
+                "on a topology every read is hinted (1), so far",
+            ));
+        }
+        let max_bw = self.max_bw();
+        if i.policy == InformedPolicy::Ipods && i.t_cpu.0 == 0 {
+            return Err(Error::config(
+                "informed.t_cpu",
+                "IPODS plans its pipeline in steps of T_unit = t_cpu: set it above 0 (the paper: 0.037s)",
+            ));
+        }
+        if i.policy == InformedPolicy::Ipods && i.x_cache == 0 {
+            return Err(Error::config(
+                "informed.x_cache",
+                "IPODS runs TIP with a fixed number of prefetch buffers (decisions.md 9): set x_cache >= 1",
+            ));
+        }
+        if i.policy != InformedPolicy::None && i.x_cache as u64 > max_bw {
+            return Err(Error::config(
+                "informed.x_cache",
+                format!(
+                    "TIP's prefetch buffers are concurrent fetches, at most Max_BW = {max_bw} (informed.max_bw), got {}",
+                    i.x_cache
+                ),
+            ));
+        }
+        if i.policy == InformedPolicy::Ipods && i.x_cache as u64 == max_bw {
+            return Err(Error::config(
+                "informed.x_cache",
+                format!(
+                    "IPODS's pipeline depth is Max_BW - X_cache = 0 with x_cache = max_bw = {max_bw}: lower x_cache \
+                     or raise informed.max_bw"
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// IPODS's `Max_BW`: `informed.max_bw`, or one request per storage node.
+    pub fn max_bw(&self) -> u64 {
+        if self.informed.max_bw > 0 {
+            self.informed.max_bw as u64
+        } else {
+            self.topology.node_count()
+        }
     }
 
     fn check_array(&self) -> Result<()> {
@@ -1408,7 +1711,9 @@ impl Config {
             ));
         }
         let total = u128::from(w.file_size.0) * u128::from(w.streams);
-        if total > u128::from(MAX_TOTAL_FILE_BYTES) {
+        // a topology's data set lives on its storage nodes: bounded by their
+        // lower levels when the topology is built, and by the hinted reads
+        if total > u128::from(MAX_TOTAL_FILE_BYTES) && !self.topology.is_distributed() {
             return Err(Error::config(
                 "workload.file_size",
                 format!(

@@ -80,6 +80,15 @@ pub struct Metrics {
     /// submitter is not put to sleep; see the block layer's doc).
     pub queue_full_events: u64,
     pub sim_time_s: f64,
+    /// When the application's last read completed (a topology run, issue 11);
+    /// a single-host run: the simulated time.
+    pub elapsed_s: f64,
+    /// Time the application waited past each read's due time (a topology run).
+    pub stall_s: f64,
+    /// Fetches served by a storage node's upper level (a topology run).
+    pub ssd_hits: u64,
+    /// Fetches served by a storage node's lower level (a topology run).
+    pub hdd_reads: u64,
     pub wall_time_s: f64,
     pub requests_per_wall_s: f64,
 }
