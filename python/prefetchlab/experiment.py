@@ -361,12 +361,16 @@ def _tables(raw: Any, name: str, at: str) -> list[Mapping[str, Any]]:
     return raw
 
 
+#: Configuration keys whose value is an array of tables (``[[topology.nodes]]``): one value.
+_TABLE_ARRAYS = frozenset({"topology.nodes", "topology.clients"})
+
+
 def _axes(tree: Mapping[str, Any], path: Path, source: str, prefix: str = "") -> Iterator[Axis]:
     for k, v in tree.items():
         key = f"{prefix}{k}"
         if isinstance(v, Mapping):
             yield from _axes(v, path, source, key + ".")
-        elif isinstance(v, list) and v and all(isinstance(x, Mapping) for x in v):
+        elif key in _TABLE_ARRAYS and isinstance(v, list) and all(isinstance(x, Mapping) for x in v):
             continue  # an array of tables ([[topology.nodes]]) is one value, not an axis
         elif isinstance(v, list):
             at = _at(path, source, key)
