@@ -42,6 +42,7 @@ SUMMARY_ROWS: tuple[tuple[str, str, str, float], ...] = (
     ("drive_cache_hits", "drive cache hits", "", 1.0),
     ("congestion_events", "congestion events", "", 1.0),
     ("queue_full_events", "queue-full events", "", 1.0),
+    ("request_sleep_s", "time parts slept for a request (full queue)", "s", 1.0),
     ("hits", "array-cache hits", "blocks", 1.0),
     ("misses", "array-cache misses", "blocks", 1.0),
     ("array_cache_hit_ratio", "array-cache hit ratio", "", 1.0),

@@ -188,6 +188,9 @@ enum StreamState {
     Reading,
     /// Waiting for the page `cur_page` (buffered) or the direct I/Os.
     Waiting,
+    /// Asleep in a readahead or page read's submission: a part of it waits
+    /// for a request of a full disk queue (`get_request_wait`).
+    Sleeping,
     Done,
 }
 
@@ -203,6 +206,8 @@ struct Stream {
     /// The hit/miss of `cur_page` has been counted (after a wait).
     counted: bool,
     direct_pending: u32,
+    /// Parts of this stream's reads asleep for a disk request.
+    sleeping_parts: u32,
     next_waiter: u32,
     requests: u64,
     bytes: u64,
@@ -317,6 +322,7 @@ impl Engine {
                 req_bytes: 0,
                 counted: false,
                 direct_pending: 0,
+                sleeping_parts: 0,
                 next_waiter: NONE,
                 requests: 0,
                 bytes: 0,
@@ -568,6 +574,11 @@ impl Engine {
                 // defensive: a waited-for page is pinned, so this should not happen
                 self.read_pages(s, file, idx, 1, idx, end, IoEvent::PageRead, None);
                 slot = self.cache.lookup(file, idx);
+            }
+            if self.streams[s as usize].sleeping_parts > 0 {
+                // asleep in the submission until its parts have requests
+                self.streams[s as usize].state = StreamState::Sleeping;
+                return;
             }
             if !self.cache.uptodate(slot) {
                 self.cache.pin(slot);
@@ -924,7 +935,11 @@ impl Engine {
                 let n = (end - lba).min(max_sectors);
                 let pos = self.devices[e.disk as usize].position_of(lba);
                 let array_block = if e.is_parity() { -1 } else { ab as i64 };
-                self.block.add(e.disk, lba, n, pos, write, stream, io, array_block, now);
+                if self.block.add_or_sleep(e.disk, lba, n, pos, write, stream, io, array_block, now).is_none()
+                    && self.file_io(io)
+                {
+                    self.streams[stream as usize].sleeping_parts += 1;
+                }
                 pending += 1;
                 lba += n;
                 ab = ab.wrapping_add(n / SECTORS_PER_PAGE);
@@ -941,6 +956,18 @@ impl Engine {
         for i in 0..self.touched_disks.len() {
             let d = self.touched_disks[i];
             self.kick(d);
+        }
+    }
+
+    /// Whether I/O `io` was submitted by a workload stream — a file read, its
+    /// metadata, O_DIRECT, or the array cache's fill of its demand (the
+    /// array cache's own prefetches and a trace's reads are not) — which
+    /// then sleeps with its parts.
+    fn file_io(&self, io: u32) -> bool {
+        match self.ios[io as usize].kind {
+            IoKind::PageFill { .. } | IoKind::Meta { .. } | IoKind::Direct => true,
+            IoKind::ArrayFill { prefetch: false } => !self.streams.is_empty(),
+            _ => false,
         }
     }
 
@@ -1023,6 +1050,17 @@ impl Engine {
         let mut ios = std::mem::take(&mut self.io_buf);
         ios.clear();
         self.block.complete(id, now, &mut ios);
+        // the request freed wakes the first part asleep for one
+        while let Some(a) = self.block.admit(disk, now) {
+            if self.file_io(a.io) {
+                let st = &mut self.streams[a.stream as usize];
+                st.sleeping_parts -= 1;
+                if st.sleeping_parts == 0 && st.state == StreamState::Sleeping {
+                    st.state = StreamState::Reading;
+                    self.woken.push(a.stream);
+                }
+            }
+        }
         for &io in &ios {
             let x = &mut self.ios[io as usize];
             x.pending -= 1;
@@ -1180,6 +1218,8 @@ impl Engine {
             peak_cache_pages: self.cache.peak_pages(),
             congestion_events: self.block.queues.iter().map(|q| q.stats.congestion_events).sum(),
             queue_full_events: self.block.queues.iter().map(|q| q.stats.queue_full_events).sum(),
+            request_sleep_s: self.block.queues.iter().map(|q| q.stats.request_sleep_ns).sum::<u64>() as f64
+                / NS_PER_S as f64,
             sim_time_s: sim_s,
             elapsed_s: sim_s,
             stall_s: 0.0,

@@ -8,15 +8,24 @@
 //! below `nr − nr/8 − nr/16 − 1` (103) — (algorithms.md §1.3,
 //! decisions.md #11b) and asks its [`sched`] which request to dispatch next.
 //!
-//! Simplification (documented): a submitter is never put to sleep when a
-//! queue already holds `nr_requests`; the queue grows instead, and such
-//! moments are counted as `queue_full_events`.
+//! **A full queue puts the submitter to sleep** (`block.wait_on_full`, on by
+//! default): a part that merges into a pending request needs no request and
+//! goes in at once, as in the kernel's `__make_request`; any other part needs
+//! a new request, and when the queue already holds `nr_requests` (or others
+//! sleep for one already) the part sleeps in the queue's FIFO of waiters,
+//! as `get_request_wait` sleeps on the request list's wait queue with
+//! exclusive wake-ups, until a completion frees a request ([`BlockLayer::admit`]).
+//! The engine then holds the submitting reader too (see `engine.rs`). Each
+//! such moment counts in `queue_full_events`, and the time parts slept in
+//! `request_sleep_ns`. With `wait_on_full = false` the queue grows past
+//! `nr_requests` instead (the foundation's simplification).
 
 pub mod sched;
 
 use crate::config::BlockConfig;
 use crate::sim::TimeNs;
 use sched::{Head, Pick, Queued, Scheduler};
+use std::collections::VecDeque;
 
 pub const NONE: u32 = u32::MAX;
 
@@ -53,6 +62,8 @@ pub struct QueueStats {
     pub queue_wait_ns: u64,
     pub congestion_events: u64,
     pub queue_full_events: u64,
+    /// Time parts slept for a free request, summed over the parts.
+    pub request_sleep_ns: u64,
 }
 
 /// The request queue of one disk.
@@ -68,6 +79,28 @@ pub struct DiskQueue {
     /// A scheduler asked to wait until this time (0 = no timer armed).
     pub wait_until_ns: TimeNs,
     pub stats: QueueStats,
+    /// Parts sleeping for a free request, in arrival order.
+    sleepers: VecDeque<Sleeper>,
+}
+
+/// A part waiting for a request of a full queue.
+#[derive(Debug, Clone, Copy)]
+struct Sleeper {
+    lba_sector: u64,
+    sectors: u64,
+    pos: u64,
+    write: bool,
+    stream: u32,
+    io: u32,
+    array_block: i64,
+    since_ns: TimeNs,
+}
+
+/// A sleeping part that got its request ([`BlockLayer::admit`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Admitted {
+    pub io: u32,
+    pub stream: u32,
 }
 
 impl DiskQueue {
@@ -121,6 +154,7 @@ pub struct BlockLayer {
     free_parts: Vec<u32>,
     max_request_sectors: u64,
     congestion: bool,
+    wait_on_full: bool,
 }
 
 impl BlockLayer {
@@ -141,6 +175,7 @@ impl BlockLayer {
                 head: Head::default(),
                 wait_until_ns: 0,
                 stats: QueueStats::default(),
+                sleepers: VecDeque::new(),
             })
             .collect();
         BlockLayer {
@@ -151,6 +186,7 @@ impl BlockLayer {
             free_parts: Vec::new(),
             max_request_sectors: cfg.max_request.0 / crate::units::SECTOR_BYTES,
             congestion: cfg.congestion,
+            wait_on_full: cfg.wait_on_full,
         }
     }
 
@@ -192,9 +228,51 @@ impl BlockLayer {
     }
 
     /// Adds a part of I/O `io` to `disk`'s queue: merged into a pending
-    /// request when contiguous and small enough, else a new request.
-    /// `sectors` must not exceed `max_request_sectors`. Returns the request
-    /// id and whether it was a new request.
+    /// request when contiguous and small enough, else a new request — or,
+    /// with `wait_on_full`, when the queue holds `nr_requests` (or parts
+    /// already sleep for one), the part sleeps until [`BlockLayer::admit`]
+    /// gives it one. `sectors` must not exceed `max_request_sectors`.
+    /// Returns the request id and whether it was a new request, or `None`
+    /// when the part sleeps.
+    #[allow(clippy::too_many_arguments)]
+    pub fn add_or_sleep(
+        &mut self,
+        disk: u32,
+        lba_sector: u64,
+        sectors: u64,
+        pos: u64,
+        write: bool,
+        stream: u32,
+        io: u32,
+        array_block: i64,
+        now_ns: TimeNs,
+    ) -> Option<(u32, bool)> {
+        if let Some(i) = self.mergeable(disk, lba_sector, sectors, write) {
+            return Some((self.merge(disk, i, lba_sector, sectors, pos, io, array_block, now_ns), false));
+        }
+        let q = &mut self.queues[disk as usize];
+        if q.allocated() >= q.nr_requests || !q.sleepers.is_empty() {
+            q.stats.queue_full_events += 1;
+            if self.wait_on_full {
+                let since_ns = now_ns;
+                q.sleepers.push_back(Sleeper {
+                    lba_sector,
+                    sectors,
+                    pos,
+                    write,
+                    stream,
+                    io,
+                    array_block,
+                    since_ns,
+                });
+                return None;
+            }
+        }
+        Some((self.allocate(disk, lba_sector, sectors, pos, write, stream, io, array_block, now_ns), true))
+    }
+
+    /// [`BlockLayer::add_or_sleep`] without sleeping: the queue grows past
+    /// `nr_requests` if it must.
     #[allow(clippy::too_many_arguments)]
     pub fn add(
         &mut self,
@@ -208,40 +286,102 @@ impl BlockLayer {
         array_block: i64,
         now_ns: TimeNs,
     ) -> (u32, bool) {
-        let part = self.new_part(io);
+        if let Some(i) = self.mergeable(disk, lba_sector, sectors, write) {
+            return (self.merge(disk, i, lba_sector, sectors, pos, io, array_block, now_ns), false);
+        }
+        let q = &mut self.queues[disk as usize];
+        if q.allocated() >= q.nr_requests {
+            q.stats.queue_full_events += 1;
+        }
+        (self.allocate(disk, lba_sector, sectors, pos, write, stream, io, array_block, now_ns), true)
+    }
+
+    /// After a completion on `disk`: the first sleeping part gets a request
+    /// if one is free now. Call until `None`.
+    pub fn admit(&mut self, disk: u32, now_ns: TimeNs) -> Option<Admitted> {
+        let q = &mut self.queues[disk as usize];
+        if q.allocated() >= q.nr_requests {
+            return None;
+        }
+        let z = q.sleepers.pop_front()?;
+        q.stats.request_sleep_ns += now_ns - z.since_ns;
+        self.allocate(disk, z.lba_sector, z.sectors, z.pos, z.write, z.stream, z.io, z.array_block, now_ns);
+        Some(Admitted { io: z.io, stream: z.stream })
+    }
+
+    /// Parts sleeping for a request of `disk`.
+    pub fn sleepers(&self, disk: u32) -> usize {
+        self.queues[disk as usize].sleepers.len()
+    }
+
+    /// The first pending request of `disk` the part is contiguous with, of
+    /// its direction and with room; contiguity first, as it is what rarely
+    /// holds.
+    fn mergeable(&self, disk: u32, lba_sector: u64, sectors: u64, write: bool) -> Option<usize> {
         let max = self.max_request_sectors;
         let end = lba_sector + sectors;
-        let q = &mut self.queues[disk as usize];
-        // The first pending request it is contiguous with, of its direction
-        // and with room; contiguity first, as it is what rarely holds.
-        let mergeable = |r: &Queued| {
+        self.queues[disk as usize].pending.iter().position(|r| {
             (r.end_sector == lba_sector || r.lba_sector == end)
                 && r.write == write
                 && r.end_sector - r.lba_sector + sectors <= max
-        };
-        if let Some(i) = q.pending.iter().position(mergeable) {
-            let r = q.pending[i];
-            let id = r.id;
-            if r.end_sector == lba_sector {
-                // back merge: the part goes last
-                q.pending[i].end_sector = end;
-                let last = self.reqs[id as usize].last_part;
-                self.parts[last as usize].next = part;
-                self.reqs[id as usize].last_part = part;
-            } else {
-                // front merge (it ends where the request starts): the part goes first
-                q.pending[i].lba_sector = lba_sector;
-                q.pending[i].pos = pos;
-                self.parts[part as usize].next = self.reqs[id as usize].first_part;
-                self.reqs[id as usize].first_part = part;
-                self.reqs[id as usize].array_block = array_block;
-            }
-            q.stats.merges += 1;
-            self.reqs[id as usize].q = q.pending[i];
-            let merged = q.pending[i];
-            q.sched.on_add(&merged, now_ns);
-            return (id, false);
+        })
+    }
+
+    /// Merges the part into pending request `i` of `disk`; returns its id.
+    #[allow(clippy::too_many_arguments)]
+    fn merge(
+        &mut self,
+        disk: u32,
+        i: usize,
+        lba_sector: u64,
+        sectors: u64,
+        pos: u64,
+        io: u32,
+        array_block: i64,
+        now_ns: TimeNs,
+    ) -> u32 {
+        let part = self.new_part(io);
+        let end = lba_sector + sectors;
+        let q = &mut self.queues[disk as usize];
+        let r = q.pending[i];
+        let id = r.id;
+        if r.end_sector == lba_sector {
+            // back merge: the part goes last
+            q.pending[i].end_sector = end;
+            let last = self.reqs[id as usize].last_part;
+            self.parts[last as usize].next = part;
+            self.reqs[id as usize].last_part = part;
+        } else {
+            // front merge (it ends where the request starts): the part goes first
+            q.pending[i].lba_sector = lba_sector;
+            q.pending[i].pos = pos;
+            self.parts[part as usize].next = self.reqs[id as usize].first_part;
+            self.reqs[id as usize].first_part = part;
+            self.reqs[id as usize].array_block = array_block;
         }
+        q.stats.merges += 1;
+        self.reqs[id as usize].q = q.pending[i];
+        let merged = q.pending[i];
+        q.sched.on_add(&merged, now_ns);
+        id
+    }
+
+    /// A new request of `disk` for the part; returns its id.
+    #[allow(clippy::too_many_arguments)]
+    fn allocate(
+        &mut self,
+        disk: u32,
+        lba_sector: u64,
+        sectors: u64,
+        pos: u64,
+        write: bool,
+        stream: u32,
+        io: u32,
+        array_block: i64,
+        now_ns: TimeNs,
+    ) -> u32 {
+        let part = self.new_part(io);
+        let end = lba_sector + sectors;
         let queued = Queued { id: 0, lba_sector, end_sector: end, pos, stream, write, arrival_ns: now_ns };
         let req = DiskReq { q: queued, disk, first_part: part, last_part: part, dispatch_ns: 0, array_block };
         let id = match self.free_reqs.pop() {
@@ -256,13 +396,11 @@ impl BlockLayer {
         };
         self.reqs[id as usize].q.id = id;
         let queued = self.reqs[id as usize].q;
-        if q.allocated() >= q.nr_requests {
-            q.stats.queue_full_events += 1;
-        }
+        let q = &mut self.queues[disk as usize];
         q.pending.push(queued);
         q.update_congestion();
         q.sched.on_add(&queued, now_ns);
-        (id, true)
+        id
     }
 
     /// Asks `disk`'s scheduler for the next request; the caller has checked
@@ -357,5 +495,38 @@ mod tests {
         let id = b.dispatch(0, 0, 0, 0);
         b.complete(id, 0, &mut ios);
         assert!(!b.any_congested(), "102 < 103");
+    }
+
+    #[test]
+    fn a_full_queue_puts_parts_to_sleep_and_admits_them_in_order() {
+        let scheds = (0..1).map(|_| sched::build(SchedulerKind::Fcfs, 1)).collect();
+        let cfg = BlockConfig { nr_requests: 4, ..BlockConfig::default() };
+        let mut b = BlockLayer::new(&cfg, scheds);
+        for i in 0..4u64 {
+            assert!(b.add_or_sleep(0, i * 100, 8, 0, false, 0, i as u32, 0, 0).is_some());
+        }
+        // a fifth request sleeps, and so does a sixth behind it
+        assert_eq!(b.add_or_sleep(0, 900, 8, 0, false, 1, 50, 0, 10), None);
+        assert_eq!(b.add_or_sleep(0, 700, 8, 0, false, 2, 51, 0, 20), None);
+        // a part that merges needs no request: it goes in at once
+        assert_eq!(b.add_or_sleep(0, 8, 8, 0, false, 0, 52, 0, 30).map(|r| r.1), Some(false));
+        assert_eq!((b.sleepers(0), b.queues[0].stats.queue_full_events), (2, 2));
+        assert_eq!(b.admit(0, 40), None, "no request free yet");
+        let mut ios = vec![];
+        let id = b.dispatch(0, 0, 0, 40);
+        b.complete(id, 100, &mut ios);
+        assert_eq!(b.admit(0, 100), Some(Admitted { io: 50, stream: 1 }));
+        assert_eq!(b.admit(0, 100), None, "the queue is full again");
+        let id = b.dispatch(0, 0, 0, 100);
+        b.complete(id, 150, &mut ios);
+        assert_eq!(b.admit(0, 150), Some(Admitted { io: 51, stream: 2 }));
+        assert_eq!(b.queues[0].stats.request_sleep_ns, (100 - 10) + (150 - 20));
+        // without waiting the queue grows instead
+        let scheds = (0..1).map(|_| sched::build(SchedulerKind::Fcfs, 1)).collect();
+        let mut g = BlockLayer::new(&BlockConfig { wait_on_full: false, ..cfg }, scheds);
+        for i in 0..6u64 {
+            assert!(g.add_or_sleep(0, i * 100, 8, 0, false, 0, i as u32, 0, 0).is_some());
+        }
+        assert_eq!((g.sleepers(0), g.queues[0].stats.queue_full_events), (0, 2));
     }
 }

@@ -429,11 +429,14 @@ pub struct BlockConfig {
     pub congestion: bool,
     /// Largest request after merging (`max_sectors_kb`).
     pub max_request: Size,
+    /// A submitter that needs a request of a full queue sleeps until one is
+    /// free (`get_request_wait`); `false`: the queue grows past `nr_requests`.
+    pub wait_on_full: bool,
 }
 
 impl Default for BlockConfig {
     fn default() -> Self {
-        BlockConfig { nr_requests: 128, congestion: true, max_request: Size(512 << 10) }
+        BlockConfig { nr_requests: 128, congestion: true, max_request: Size(512 << 10), wait_on_full: true }
     }
 }
 

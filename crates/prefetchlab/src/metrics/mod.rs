@@ -79,6 +79,9 @@ pub struct Metrics {
     /// Requests added to a disk queue already holding `nr_requests` (the
     /// submitter is not put to sleep; see the block layer's doc).
     pub queue_full_events: u64,
+    /// Time parts of requests slept for a free request of a full disk queue
+    /// (`block.wait_on_full`), summed over the parts, s.
+    pub request_sleep_s: f64,
     pub sim_time_s: f64,
     /// When the application's last read completed (a topology run, issue 11);
     /// a single-host run: the simulated time.
