@@ -277,6 +277,9 @@ struct Engine {
     /// Workload streams not yet done (the readahead context's
     /// `active_streams`).
     active_streams: u32,
+    /// A file-set workload: the configuration a newly opened file's
+    /// readahead state is built from.
+    fileset_cfg: Option<Box<Config>>,
 }
 
 impl Engine {
@@ -389,6 +392,8 @@ impl Engine {
             full_rows: 0,
             ra_device: RaDeviceState::default(),
             active_streams: streams_n as u32,
+            fileset_cfg: matches!(cfg.workload.kind, WorkloadKind::Webserver | WorkloadKind::Fileserver)
+                .then(|| Box::new(cfg.clone())),
         };
         let mut engine = engine;
         if cfg.workload.kind == WorkloadKind::Trace {
@@ -475,12 +480,20 @@ impl Engine {
     fn start_request(&mut self, s: u32, policies: &mut [Box<dyn Readahead>]) {
         let now = self.events.now_ns();
         let st = &mut self.streams[s as usize];
-        let Some((offset, len)) = st.gen.next_request() else {
+        let Some((file, offset, len)) = st.gen.next_request() else {
             st.state = StreamState::Done;
             st.finish_ns = now;
             self.active_streams -= 1;
             return;
         };
+        if file != st.file {
+            // a file set's thread opens another file: a new readahead state
+            st.file = file;
+            if let Some(cfg) = &self.fileset_cfg {
+                policies[s as usize] = readahead::build(cfg);
+            }
+        }
+        let st = &mut self.streams[s as usize];
         st.issue_ns = now;
         st.cur_page = offset / PAGE_BYTES;
         st.end_page = (offset + len).div_ceil(PAGE_BYTES);
@@ -507,7 +520,10 @@ impl Engine {
         st.state = StreamState::Idle;
         self.latencies_ns.push(lat);
         let think = st.gen.spec.think_ns;
-        self.events.schedule(now + think, Ev::Issue(s));
+        // a videoserver stream keeps its rate: the next issue no earlier than
+        // one interval after this one's
+        let next = (now + think).max(st.issue_ns + st.gen.spec.interval_ns);
+        self.events.schedule(next, Ev::Issue(s));
     }
 
     /// Works through the pages of a buffered read until it must wait or is done.

@@ -281,6 +281,9 @@ impl Default for NetworkConfig {
     }
 }
 
+/// The most files a FileBench-style file set has.
+pub const MAX_FILESET_FILES: u32 = 10_000_000;
+
 /// The most storage nodes a topology has.
 pub const MAX_STORAGE_NODES: u64 = 4096;
 
@@ -878,6 +881,13 @@ impl Default for FsConfig {
 pub enum WorkloadKind {
     Iozone,
     Random,
+    /// FileBench's webserver, read side: threads reading whole files of a
+    /// gamma-sized file set (see [`crate::workload`]).
+    Webserver,
+    /// FileBench's fileserver, read-only as \[IEICE13\] ran it.
+    Fileserver,
+    /// Streams reading their own files at `workload.rate`.
+    Videoserver,
     /// A block trace (`workload.path`, `workload.format`).
     Trace,
 }
@@ -941,6 +951,15 @@ pub struct WorkloadConfig {
     /// `trace`: malformed records of a text format skipped (and counted),
     /// at most this many; 0 = the first one is an error.
     pub skip_bad: u64,
+    /// `webserver`, `fileserver`: files in the file set (their mean size is
+    /// `file_size`).
+    pub files: u32,
+    /// `webserver`, `fileserver`: the gamma shape of the file sizes
+    /// (FileBench's `filesizegamma`).
+    pub gamma_shape: f64,
+    /// `videoserver`: bytes per second each stream reads at (0: as fast as
+    /// it is served).
+    pub rate: Size,
 }
 
 impl Default for WorkloadConfig {
@@ -962,6 +981,9 @@ impl Default for WorkloadConfig {
             stream_by: StreamBy::Unit,
             blk_event: "D".into(),
             skip_bad: 0,
+            files: 1000,
+            gamma_shape: 1.5,
+            rate: Size(0),
         }
     }
 }
@@ -1707,13 +1729,42 @@ impl Config {
                 ),
             ));
         }
-        if w.file_size.0 < w.record.0 {
+        let fileset = matches!(w.kind, WorkloadKind::Webserver | WorkloadKind::Fileserver);
+        if fileset {
+            if w.files == 0 || w.files > MAX_FILESET_FILES {
+                return Err(Error::config(
+                    "workload.files",
+                    format!("a file set of 1 to {MAX_FILESET_FILES} files, got {}", w.files),
+                ));
+            }
+            if !(w.gamma_shape.is_finite() && w.gamma_shape >= 0.01 && w.gamma_shape <= 1000.0) {
+                return Err(Error::config(
+                    "workload.gamma_shape",
+                    format!("the file sizes' gamma shape, within 0.01..=1000, got {}", w.gamma_shape),
+                ));
+            }
+            let total = u128::from(w.file_size.0) * u128::from(w.files);
+            if total > u128::from(MAX_TOTAL_FILE_BYTES) / 2 {
+                return Err(Error::config(
+                    "workload.file_size",
+                    format!(
+                        "{} files of {} bytes on average make {total} bytes; at most 512GiB on average (the gamma \
+                         draws may exceed the mean)",
+                        w.files, w.file_size.0
+                    ),
+                ));
+            }
+        }
+        if w.kind == WorkloadKind::Videoserver && w.rate.0 != 0 {
+            units::check_bandwidth(w.rate.0).map_err(|m| Error::config("workload.rate", m))?;
+        }
+        if w.file_size.0 < w.record.0 && !fileset {
             return Err(Error::config(
                 "workload.file_size",
                 format!("must hold at least one record ({} bytes), got {} bytes", w.record.0, w.file_size.0),
             ));
         }
-        let total = u128::from(w.file_size.0) * u128::from(w.streams);
+        let total = if fileset { 0 } else { u128::from(w.file_size.0) * u128::from(w.streams) };
         // a topology's data set lives on its storage nodes: bounded by their
         // lower levels when the topology is built, and by the hinted reads
         if total > u128::from(MAX_TOTAL_FILE_BYTES) && !self.topology.is_distributed() {

@@ -7,7 +7,22 @@
 //!   own file (`requests` per stream; 0 = as many as the file has records):
 //!   the contrast case where readahead can only waste.
 //!
-//! Both are closed loops: a stream issues its next request `think_time`
+//! * `webserver`, `fileserver` — FileBench's personalities as \[TC09\] and
+//!   \[IEICE13\] ran them, read side: a file set of `workload.files` files
+//!   whose sizes are drawn from a gamma distribution with mean `file_size`
+//!   and shape `gamma_shape` (FileBench's `filesizegamma`, 1.5), rounded up
+//!   to whole pages; each of `streams` threads picks a file uniformly at
+//!   random and reads it whole in `record`-byte requests, `requests` files
+//!   in all (0: `files / streams`, at least 1). Opening a new file starts a
+//!   new readahead state, as a new `struct file` does. The webserver's log
+//!   append and the fileserver's writes are left out: files are read-only
+//!   in this simulator ([IEICE13] also removed the fileserver's writes).
+//!   The two differ only in the sizes a user gives them.
+//! * `videoserver` — each stream reads its own file sequentially at
+//!   `workload.rate` bytes per second: request `k` is issued no earlier than
+//!   `k × record / rate` after the first (0: as fast as served).
+//!
+//! All are closed loops: a stream issues its next request `think_time`
 //! after the previous one completed.
 //!
 //! * [`replay`] — a block trace's records as requests (open or closed loop,
@@ -17,18 +32,24 @@ pub mod replay;
 
 use crate::config::{Config, WorkloadKind};
 use crate::sim::Rng;
-use crate::units::PAGE_BYTES;
+use crate::units::{NS_PER_S, PAGE_BYTES};
 
 /// One stream's read pattern.
 #[derive(Debug, Clone)]
 pub struct StreamSpec {
+    /// The stream's own file (`iozone`, `random`, `videoserver`).
     pub file: u32,
     pub file_bytes: u64,
     pub record_bytes: u64,
+    /// Requests (records) to issue; for a file set, whole files to read.
     pub requests: u64,
     pub random: bool,
     pub direct: bool,
     pub think_ns: u64,
+    /// `videoserver`: the least time between two request issues (0: none).
+    pub interval_ns: u64,
+    /// A file set (`webserver`, `fileserver`): the bytes of each file.
+    pub fileset: Option<std::sync::Arc<[u64]>>,
 }
 
 /// The request generator of one stream.
@@ -36,11 +57,30 @@ pub struct Generator {
     pub spec: StreamSpec,
     issued: u64,
     rng: Rng,
+    /// A file set: the file being read, its size and the next offset.
+    cur_file: u32,
+    cur_bytes: u64,
+    cur_offset: u64,
 }
 
 impl Generator {
-    /// The next request as `(offset_bytes, len_bytes)`, or `None` when done.
-    pub fn next_request(&mut self) -> Option<(u64, u64)> {
+    /// The next request as `(file, offset_bytes, len_bytes)`, or `None` when done.
+    pub fn next_request(&mut self) -> Option<(u32, u64, u64)> {
+        if let Some(set) = &self.spec.fileset {
+            if self.cur_offset >= self.cur_bytes {
+                if self.issued >= self.spec.requests {
+                    return None;
+                }
+                self.issued += 1;
+                self.cur_file = self.rng.below(set.len() as u64) as u32;
+                self.cur_bytes = set[self.cur_file as usize];
+                self.cur_offset = 0;
+            }
+            let offset = self.cur_offset;
+            let len = self.spec.record_bytes.min(self.cur_bytes - offset);
+            self.cur_offset += len;
+            return Some((self.cur_file, offset, len));
+        }
         let s = &self.spec;
         if self.issued >= s.requests {
             return None;
@@ -49,8 +89,46 @@ impl Generator {
         let index = if s.random { self.rng.below(records) } else { self.issued };
         self.issued += 1;
         let offset = index * s.record_bytes;
-        Some((offset, s.record_bytes.min(s.file_bytes - offset)))
+        Some((s.file, offset, s.record_bytes.min(s.file_bytes - offset)))
     }
+}
+
+/// A gamma-distributed draw with shape `k` and mean `mean` (Marsaglia and
+/// Tsang's method; shapes below 1 by the `U^(1/k)` boost).
+pub fn gamma(rng: &mut Rng, k: f64, mean: f64) -> f64 {
+    let theta = mean / k;
+    if k < 1.0 {
+        let u = rng.next_f64().max(f64::MIN_POSITIVE);
+        return gamma(rng, k + 1.0, (k + 1.0) * theta) * u.powf(1.0 / k);
+    }
+    let d = k - 1.0 / 3.0;
+    let c = 1.0 / (9.0 * d).sqrt();
+    loop {
+        // a standard normal by Box-Muller
+        let (u1, u2) = (rng.next_f64().max(f64::MIN_POSITIVE), rng.next_f64());
+        let x = (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos();
+        let v = (1.0 + c * x).powi(3);
+        if v <= 0.0 {
+            continue;
+        }
+        let u = rng.next_f64().max(f64::MIN_POSITIVE);
+        if u.ln() < 0.5 * x * x + d - d * v + d * v.ln() {
+            return d * v * theta;
+        }
+    }
+}
+
+/// The file set of a `webserver` or `fileserver` workload: each file's
+/// bytes, whole pages, at least one.
+pub fn fileset(cfg: &Config) -> Vec<u64> {
+    let w = &cfg.workload;
+    let mut rng = Rng::derive(cfg.run.seed, "fileset");
+    (0..w.files)
+        .map(|_| {
+            let bytes = gamma(&mut rng, w.gamma_shape, w.file_size.0 as f64);
+            ((bytes as u64).div_ceil(PAGE_BYTES)).max(1) * PAGE_BYTES
+        })
+        .collect()
 }
 
 /// The streams of a configuration and the sizes (pages) of the files they read.
@@ -62,23 +140,48 @@ pub fn build(cfg: &Config) -> (Vec<Generator>, Vec<u64>) {
     let file_bytes = w.file_size.0;
     let records = file_bytes.div_ceil(w.record.0);
     let random = w.kind == WorkloadKind::Random;
-    let requests = if random && w.requests > 0 { w.requests } else { records };
+    let set = matches!(w.kind, WorkloadKind::Webserver | WorkloadKind::Fileserver);
+    let fileset: Option<std::sync::Arc<[u64]>> = set.then(|| fileset(cfg).into());
+    let requests = if set {
+        if w.requests > 0 {
+            w.requests
+        } else {
+            (w.files as u64 / w.streams as u64).max(1)
+        }
+    } else if random && w.requests > 0 {
+        w.requests
+    } else {
+        records
+    };
+    let interval_ns = if w.kind == WorkloadKind::Videoserver && w.rate.0 > 0 {
+        (w.record.0 as u128 * NS_PER_S as u128 / w.rate.0 as u128) as u64
+    } else {
+        0
+    };
     let gens = (0..w.streams)
         .map(|i| Generator {
             spec: StreamSpec {
-                file: i,
+                file: if set { 0 } else { i },
                 file_bytes,
                 record_bytes: w.record.0,
                 requests,
                 random,
                 direct: w.direct,
                 think_ns: w.think_time.0,
+                interval_ns,
+                fileset: fileset.clone(),
             },
             issued: 0,
             rng: Rng::derive(cfg.run.seed, &format!("stream{i}")),
+            cur_file: 0,
+            cur_bytes: 0,
+            cur_offset: 0,
         })
         .collect();
-    let pages = vec![file_bytes.div_ceil(PAGE_BYTES); w.streams as usize];
+    let pages = match &fileset {
+        Some(f) => f.iter().map(|b| b / PAGE_BYTES).collect(),
+        None => vec![file_bytes.div_ceil(PAGE_BYTES); w.streams as usize],
+    };
     (gens, pages)
 }
 
@@ -93,7 +196,7 @@ mod tests {
         let (mut g, pages) = build(&cfg);
         assert_eq!(pages, vec![50, 50]);
         let reqs: Vec<_> = std::iter::from_fn(|| g[1].next_request()).collect();
-        assert_eq!(reqs, vec![(0, 65536), (65536, 65536), (131072, 65536), (196608, 8192)]);
+        assert_eq!(reqs, vec![(1, 0, 65536), (1, 65536, 65536), (1, 131072, 65536), (1, 196608, 8192)]);
         assert_eq!(g[1].spec.file, 1);
     }
 
@@ -110,7 +213,48 @@ mod tests {
         let rb: Vec<_> = std::iter::from_fn(|| b[0].next_request()).collect();
         assert_eq!(ra.len(), 100);
         assert_eq!(ra, rb);
-        assert!(ra.iter().all(|&(o, l)| o % 4096 == 0 && o < 1 << 20 && l == 4096));
-        assert!(ra.windows(2).any(|w| w[1].0 != w[0].0 + 4096), "not sequential");
+        assert!(ra.iter().all(|&(f, o, l)| f == 0 && o % 4096 == 0 && o < 1 << 20 && l == 4096));
+        assert!(ra.windows(2).any(|w| w[1].1 != w[0].1 + 4096), "not sequential");
+    }
+
+    #[test]
+    fn a_file_set_is_read_whole_file_by_file() {
+        let cfg = Config::from_toml(
+            "[workload]\nkind='fileserver'\nstreams=2\nfiles=50\nfile_size='1MiB'\nrecord='256KiB'\nrequests=10",
+            &[],
+        )
+        .unwrap();
+        let (mut g, pages) = build(&cfg);
+        assert_eq!(pages.len(), 50);
+        let mean = pages.iter().sum::<u64>() as f64 / 50.0 * 4096.0;
+        assert!((0.6..1.5).contains(&(mean / (1 << 20) as f64)), "mean {mean}");
+        let reqs: Vec<_> = std::iter::from_fn(|| g[0].next_request()).collect();
+        // whole files: each file's requests run from offset 0 to its size
+        let mut files = 0;
+        let mut at = 0;
+        for &(f, o, l) in &reqs {
+            if o == 0 {
+                files += 1;
+                at = 0;
+            }
+            assert_eq!(o, at);
+            at += l;
+            if at == pages[f as usize] * 4096 {
+                at = 0;
+            }
+        }
+        assert_eq!(files, 10);
+        let (mut h, _) = build(&cfg);
+        assert_eq!(reqs, std::iter::from_fn(|| h[0].next_request()).collect::<Vec<_>>(), "seeded");
+    }
+
+    #[test]
+    fn gamma_draws_have_the_mean_asked() {
+        let mut rng = Rng::new(7);
+        for k in [0.5, 1.5, 4.0] {
+            let n = 20_000;
+            let mean = (0..n).map(|_| gamma(&mut rng, k, 10.0)).sum::<f64>() / n as f64;
+            assert!((mean - 10.0).abs() < 0.4, "shape {k}: mean {mean}");
+        }
     }
 }

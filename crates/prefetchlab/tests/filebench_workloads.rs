@@ -1,0 +1,52 @@
+//! FileBench-style workloads through the whole stack (issue 8): a file set
+//! read whole file by file, and rate-limited video streams.
+
+use prefetchlab::{simulate, Config};
+
+const ARRAY: &str = "[array]\nlayout = 'raid0'\ndisks = 3\nstrip = '256KiB'\n";
+
+#[test]
+fn fileserver_threads_read_whole_files_and_sara_splits_fewer_requests() {
+    let run = |policy: &str| {
+        let toml = format!(
+            "{ARRAY}[readahead]\npolicy = '{policy}'\nmax = '256KiB'\n[workload]\nkind = 'fileserver'\n\
+             streams = 8\nfiles = 200\nfile_size = '1MiB'\nrecord = '64KiB'\nrequests = 5\n"
+        );
+        simulate(&Config::from_toml(&toml, &[]).unwrap()).unwrap().metrics
+    };
+    let ra = run("linux");
+    let sara = run("sara-basic");
+    // the same files read by the same threads: the same requests and bytes
+    assert_eq!(ra.app_requests, sara.app_requests);
+    assert_eq!(ra.bytes_read, sara.bytes_read);
+    assert!(ra.bytes_read > 8 * 5 * 4096, "whole files, not one record each");
+    assert!(sara.request_splits < ra.request_splits, "{} vs {}", sara.request_splits, ra.request_splits);
+    let web = Config::from_toml(
+        &format!("{ARRAY}[workload]\nkind = 'webserver'\nstreams = 4\nfiles = 100\nfile_size = '16KiB'\nrecord = '16KiB'\nrequests = 10\n"),
+        &[],
+    )
+    .unwrap();
+    assert!(simulate(&web).unwrap().metrics.app_requests >= 40);
+}
+
+#[test]
+fn a_videoserver_stream_keeps_its_rate() {
+    let toml = format!(
+        "{ARRAY}[workload]\nkind = 'videoserver'\nstreams = 2\nfile_size = '4MiB'\nrecord = '64KiB'\nrate = '1MiB'\n"
+    );
+    let m = simulate(&Config::from_toml(&toml, &[]).unwrap()).unwrap().metrics;
+    // 4 MiB at 1 MiB/s: about 4 s, not the fraction of a second the disks need
+    assert!(m.sim_time_s > 3.9 && m.sim_time_s < 4.5, "{}", m.sim_time_s);
+    let fast =
+        simulate(&Config::from_toml(&toml.replace("rate = '1MiB'", "rate = 0"), &[]).unwrap()).unwrap();
+    assert!(fast.metrics.sim_time_s < 1.0);
+}
+
+#[test]
+fn bad_file_sets_name_the_key() {
+    for (bad, key) in [("files = 0", "workload.files"), ("gamma_shape = -1.0", "workload.gamma_shape")] {
+        let toml = format!("[workload]\nkind = 'fileserver'\n{bad}\n");
+        let err = Config::from_toml(&toml, &[]).unwrap_err().to_string();
+        assert!(err.contains(key), "{err}");
+    }
+}
