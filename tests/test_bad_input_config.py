@@ -144,6 +144,12 @@ REFUSED: dict[str, tuple[list[str], tuple[str, ...]]] = {
     "too much file data": (["workload.file_size=400GiB"], ("`workload.file_size`", "1TiB")),
     "file gap not in blocks": (["fs.file_gap=1000"], ("`fs.file_gap`",)),
     "extent gap of 0": (["fs.extent_gap=0"], ("`fs.extent_gap`",)),
+    "aging a full volume": (["fs.aging.ops=10", "fs.aging.fill=1.0"], ("`fs.aging.fill`", "0..1")),
+    "aging and a layout score": (
+        ["fs.aging.ops=10", "fs.layout=fragmented"],
+        ("`fs.aging`", "contiguous"),
+    ),
+    "unknown aging key": (["fs.aging.rounds=10"], ("`fs.aging.rounds`",)),
     "NaN DiskSim override": (
         ['disk.overrides."Read hit over. after read"=nan'],
         ('`disk.overrides."Read hit over. after read"`', "finite"),

@@ -43,6 +43,8 @@ SUMMARY_ROWS: tuple[tuple[str, str, str, float], ...] = (
     ("congestion_events", "congestion events", "", 1.0),
     ("queue_full_events", "queue-full events", "", 1.0),
     ("request_sleep_s", "time parts slept for a request (full queue)", "s", 1.0),
+    ("layout_score", "file layout score (1 = every file one extent)", "", 1.0),
+    ("mean_file_extents", "extents per file (mean)", "", 1.0),
     ("hits", "array-cache hits", "blocks", 1.0),
     ("misses", "array-cache misses", "blocks", 1.0),
     ("array_cache_hit_ratio", "array-cache hit ratio", "", 1.0),
@@ -262,10 +264,25 @@ def describe_config(config: dict[str, Any]) -> str:
         fragments = f", {w['fragments']} time-shifted fragments" if w["fragments"] > 1 else ""
         return f"{array}; {cache}; {trace}, {w['replay']} loop{speed}{fragments}"
     io = "O_DIRECT " if w["direct"] else ""
-    workload = (
-        f"{w['kind']} {w['streams']} stream(s) × {fmt_bytes(w['file_size'])}, "
-        f"{io}record {fmt_bytes(w['record'])}"
-    )
+    if w["kind"] in ("webserver", "fileserver"):
+        workload = (
+            f"{w['kind']} {w['streams']} thread(s), {w['files']} files of {fmt_bytes(w['file_size'])} "
+            f"on average, {io}record {fmt_bytes(w['record'])}"
+        )
+    else:
+        workload = (
+            f"{w['kind']} {w['streams']} stream(s) × {fmt_bytes(w['file_size'])}, "
+            f"{io}record {fmt_bytes(w['record'])}"
+        )
+    fs = config.get("fs", {})
+    aging = fs.get("aging", {})
+    if aging.get("ops"):
+        workload += (
+            f"; files written on a volume aged by {aging['ops']:,} create/delete operations of "
+            f"{fmt_bytes(aging['file_size'])} files at {aging['fill']:.0%} full"
+        )
+    elif fs.get("layout") == "fragmented":
+        workload += f"; files fragmented (layout score {fs['layout_score']:g})"
     return f"{array}; {readahead}; {workload}; memory {fmt_bytes(config['host']['memory'])}"
 
 
@@ -317,6 +334,8 @@ def summary_table(report: Report) -> str:
         if topology and key == "hit_ratio":
             rows.append(["client-cache hit ratio (block there when due)", fmt_number(value), ""])
             continue
+        if key in ("layout_score", "mean_file_extents") and not report.metrics.get("mean_file_extents"):
+            continue  # no files (a trace, a cache-only run)
         if (key in _ARRAY_CACHE_KEYS and not has_array_cache) or (key in _WRITE_KEYS and not has_writes):
             continue
         if key in _PAGE_CACHE_KEYS and _is_trace(report.config):

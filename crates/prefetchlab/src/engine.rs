@@ -1236,6 +1236,8 @@ impl Engine {
             queue_full_events: self.block.queues.iter().map(|q| q.stats.queue_full_events).sum(),
             request_sleep_s: self.block.queues.iter().map(|q| q.stats.request_sleep_ns).sum::<u64>() as f64
                 / NS_PER_S as f64,
+            layout_score: self.fs.layout_score(),
+            mean_file_extents: self.fs.mean_extents(),
             sim_time_s: sim_s,
             elapsed_s: sim_s,
             stall_s: 0.0,

@@ -861,6 +861,37 @@ pub struct FsConfig {
     pub layout_score: f64,
     /// Mean gap between the extents of a fragmented file.
     pub extent_gap: Size,
+    /// File-system aging before the run (`[fs.aging]`, off while `ops` is 0).
+    pub aging: AgingConfig,
+}
+
+/// `[fs.aging]`: create and delete files on an empty volume before the
+/// measured files are written, so they fragment as on an aged file system
+/// (models.md §5.4, [IEICE13] Fig. 11; see [`crate::fs::aging`]).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct AgingConfig {
+    /// Create/delete operations after the volume is filled to `fill`; 0: no aging.
+    pub ops: u64,
+    /// Mean size of the aging files (gamma, shape 1.5).
+    pub file_size: Size,
+    /// Fraction of the volume the aging files keep occupied.
+    pub fill: f64,
+    /// Size of the aged volume; 0: `2 × the files' blocks / (1 − fill)`.
+    pub volume: Size,
+}
+
+impl Default for AgingConfig {
+    fn default() -> Self {
+        AgingConfig { ops: 0, file_size: Size(256 << 10), fill: 0.7, volume: Size(0) }
+    }
+}
+
+impl AgingConfig {
+    /// Whether aging is on.
+    pub fn enabled(&self) -> bool {
+        self.ops > 0
+    }
 }
 
 impl Default for FsConfig {
@@ -872,6 +903,7 @@ impl Default for FsConfig {
             file_gap: Size(0),
             layout_score: 0.99,
             extent_gap: Size(256 << 10),
+            aging: AgingConfig::default(),
         }
     }
 }
@@ -1705,6 +1737,39 @@ impl Config {
                 format!("must be a positive multiple of 4KiB (whole blocks), got {} bytes", f.extent_gap.0),
             ));
         }
+        let a = &f.aging;
+        if !(0.0..1.0).contains(&a.fill) {
+            return Err(Error::config(
+                "fs.aging.fill",
+                format!("must be a number within 0..1 (a fraction of the volume), got {}", a.fill),
+            ));
+        }
+        if a.file_size.0 < PAGE_BYTES {
+            return Err(Error::config(
+                "fs.aging.file_size",
+                format!("must be at least 4KiB (one block), got {} bytes", a.file_size.0),
+            ));
+        }
+        if !a.volume.0.is_multiple_of(PAGE_BYTES) {
+            return Err(Error::config(
+                "fs.aging.volume",
+                format!("must be a multiple of 4KiB (whole blocks), got {} bytes", a.volume.0),
+            ));
+        }
+        if a.enabled() && f.layout == FileLayout::Fragmented {
+            return Err(Error::config(
+                "fs.aging",
+                "fs.layout = \"fragmented\" and fs.aging are two ways to fragment files; use one \
+                 (aging allocates the files itself, so keep fs.layout = \"contiguous\")",
+            ));
+        }
+        if a.enabled() && f.file_gap.0 > 0 {
+            return Err(Error::config(
+                "fs.aging",
+                "fs.file_gap places files one after another, which an aged volume does not; \
+                 leave fs.file_gap at 0 with fs.aging",
+            ));
+        }
         Ok(())
     }
 
@@ -2390,6 +2455,13 @@ mod tests {
         refused("", &["fs.layout_score=-0.5"], "fs.layout_score");
         refused("", &["fs.file_gap=1000"], "fs.file_gap");
         refused("", &["fs.extent_gap=0"], "fs.extent_gap");
+        refused("", &["fs.aging.fill=1"], "fs.aging.fill");
+        refused("", &["fs.aging.fill=-0.1"], "fs.aging.fill");
+        refused("", &["fs.aging.file_size=100"], "fs.aging.file_size");
+        refused("", &["fs.aging.volume=5000"], "fs.aging.volume");
+        refused("", &["fs.aging.ops=10", "fs.layout=fragmented"], "fs.aging");
+        refused("", &["fs.aging.ops=10", "fs.file_gap=4096"], "fs.aging");
+        refused("", &["fs.aging.age=10"], "fs.aging.age");
         refused("", &["host.memory=4095"], "host.memory");
         refused("", &["workload.streams=0"], "workload.streams");
         let e = refused("", &["workload.streams=4097"], "workload.streams");

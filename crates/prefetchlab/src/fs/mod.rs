@@ -53,6 +53,8 @@
 //! contiguous files) or binary-searches the file's extents; it allocates
 //! nothing.
 
+pub mod aging;
+
 use crate::config::{FileLayout, FsConfig};
 use crate::error::{Error, Result};
 use crate::sim::Rng;
@@ -224,6 +226,29 @@ impl FileSystem {
             meta_base: Vec::with_capacity(file_pages.len() + 1),
         };
         fs.meta_base.push(0);
+        if cfg.aging.enabled() {
+            let seq_lens: Vec<u64> =
+                file_pages.iter().map(|&p| p + if indirect { meta_total(p) } else { 0 }).collect();
+            let meta_of = |p: u64| if indirect { meta_total(p) } else { 0 };
+            let files = aging::place(&cfg.aging, cfg.start_block, &seq_lens, capacity_blocks, meta_of, rng)?;
+            for (f, ext) in files.iter().enumerate() {
+                fs.meta_base.push(fs.meta_base[f] + (seq_lens[f] - file_pages[f]));
+                fs.first_ext.push(fs.ext_seq.len());
+                let mut seq = 0;
+                for &(first, len) in ext {
+                    fs.ext_seq.push(seq);
+                    fs.ext_phys.push(first);
+                    seq += len;
+                }
+                if ext.is_empty() {
+                    // An empty file: one empty extent keeps the tables' shape.
+                    fs.ext_seq.push(0);
+                    fs.ext_phys.push(cfg.start_block);
+                }
+            }
+            fs.first_ext.push(fs.ext_seq.len());
+            return Ok(fs);
+        }
         let mut cursor = cfg.start_block;
         for (f, &p) in file_pages.iter().enumerate() {
             if f > 0 {
@@ -284,6 +309,36 @@ impl FileSystem {
     /// indirect blocks do not start a new extent).
     pub fn file_extents(&self, file: u32) -> usize {
         self.first_ext[file as usize + 1] - self.first_ext[file as usize]
+    }
+
+    /// The layout score of the files (Smith & Seltzer, models.md §5.4): the
+    /// fraction of allocation-sequence blocks after each file's first that
+    /// sit right after the previous one; 1.0 when every file is one extent,
+    /// and for no files.
+    pub fn layout_score(&self) -> f64 {
+        let mut boundaries = 0u64;
+        let mut breaks = 0u64;
+        for f in 0..self.pages.len() {
+            let p = self.pages[f];
+            let seq_len = p + if self.indirect { meta_total(p) } else { 0 };
+            boundaries += seq_len.saturating_sub(1);
+            breaks += (self.first_ext[f + 1] - self.first_ext[f]).saturating_sub(1) as u64;
+        }
+        if boundaries == 0 {
+            1.0
+        } else {
+            1.0 - breaks as f64 / boundaries as f64
+        }
+    }
+
+    /// Mean number of extents per file (0 for no files).
+    pub fn mean_extents(&self) -> f64 {
+        let n = self.pages.len();
+        if n == 0 {
+            0.0
+        } else {
+            self.ext_seq.len() as f64 / n as f64
+        }
     }
 
     /// Allocation-sequence index of a data page.
@@ -450,6 +505,7 @@ mod tests {
             file_gap: Size(0),
             layout_score: 1.0,
             extent_gap: Size(256 << 10),
+            ..FsConfig::default()
         }
     }
 
@@ -634,6 +690,60 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// An aged volume (`fs.aging`): every page and indirect block of every
+    /// file has its own block, `contiguous_run` agrees with `bmap`, the
+    /// metadata ids stay dense, and the files are fragmented (layout score
+    /// below 1, several extents per file) where a fresh volume gives 1.0.
+    #[test]
+    fn aged_files_are_fragmented_and_never_overlap() {
+        let sizes = [3000u64, 1, 40, 2100, 12, 1036, 1037, 5000, 1024, 1024];
+        let mut c = cfg(FileLayout::Contiguous, true);
+        c.start_block = 10;
+        c.aging.ops = 4000;
+        c.aging.file_size = Size(64 << 10);
+        c.aging.fill = 0.8;
+        let fresh = build(&cfg(FileLayout::Contiguous, true), &sizes, 5);
+        assert_eq!(fresh.layout_score(), 1.0);
+        assert_eq!(fresh.mean_extents(), 1.0);
+        let fs = build(&c, &sizes, 5);
+        assert!(
+            fs.layout_score() < 0.999 && fs.mean_extents() > 2.0,
+            "{} {}",
+            fs.layout_score(),
+            fs.mean_extents()
+        );
+        let mut blocks = vec![];
+        let mut ids = std::collections::BTreeMap::new();
+        for f in 0..sizes.len() as u32 {
+            for p in 0..sizes[f as usize] {
+                let b = fs.bmap(f, p);
+                assert!(b >= 10);
+                blocks.push(b);
+                let chain = fs.meta_chain(f, p);
+                for (&id, &block) in chain.ids().iter().zip(chain.as_slice()) {
+                    if *ids.entry(id).or_insert(block) == block && !blocks.contains(&block) {
+                        blocks.push(block);
+                    }
+                    assert_eq!(ids[&id], block, "id {id} names two blocks");
+                }
+                let run = fs.contiguous_run(f, p, 64);
+                for i in 1..run {
+                    assert_eq!(fs.bmap(f, p + i), b + i);
+                }
+                if run < 64 && p + run < sizes[f as usize] {
+                    assert_ne!(fs.bmap(f, p + run), b + run);
+                }
+            }
+        }
+        let n = blocks.len();
+        blocks.sort_unstable();
+        blocks.dedup();
+        assert_eq!(blocks.len(), n, "two pages or indirect blocks share a block");
+        assert!(ids.keys().copied().eq(0..fs.meta_blocks()));
+        // The same seed ages the same way.
+        assert_eq!(build(&c, &sizes, 5).bmap(7, 4999), fs.bmap(7, 4999));
     }
 
     /// The fraction of unbroken boundaries is the layout score, and the gaps

@@ -82,6 +82,11 @@ pub struct Metrics {
     /// Time parts of requests slept for a free request of a full disk queue
     /// (`block.wait_on_full`), summed over the parts, s.
     pub request_sleep_s: f64,
+    /// The files' layout score (1.0: every file one extent; models.md §5.4),
+    /// after `fs.layout` or `fs.aging`; 1.0 with no files.
+    pub layout_score: f64,
+    /// Mean extents per file (0 with no files).
+    pub mean_file_extents: f64,
     pub sim_time_s: f64,
     /// When the application's last read completed (a topology run, issue 11);
     /// a single-host run: the simulated time.
