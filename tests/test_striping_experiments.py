@@ -26,6 +26,7 @@ def _in_repo(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_groups_name_one_file_per_figure() -> None:
     assert [p.name for p in find_experiments("tc09")] == [
+        "tc09-fig10.toml",
         "tc09-fig8.toml",
         "tc09-fig8c.toml",
         "tc09-fig8f.toml",
@@ -35,6 +36,10 @@ def test_groups_name_one_file_per_figure() -> None:
         "ieice13-fig7.toml",
         "ieice13-fig8.toml",
         "ieice13-fig9.toml",
+        "ieice13-fig10.toml",
+        "ieice13-fig10b.toml",
+        "ieice13-fig10c.toml",
+        "ieice13-fig10d.toml",
     }
     assert [p.name for p in find_experiments("tc09-fig9")] == ["tc09-fig9.toml"]
     with pytest.raises(ExperimentError, match="nor a group"):
