@@ -27,6 +27,7 @@ def _in_repo(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_groups_name_one_file_per_figure() -> None:
     assert [p.name for p in find_experiments("tc09")] == [
         "tc09-fig10.toml",
+        "tc09-fig10d.toml",
         "tc09-fig8.toml",
         "tc09-fig8c.toml",
         "tc09-fig8f.toml",
