@@ -75,7 +75,7 @@ def test_the_ipods_group_binds_its_claims_and_draws_timelines(
 ) -> None:
     monkeypatch.chdir(REPO)
     paths = find_experiments("ipods")
-    assert [p.name for p in paths] == ["ipods-fig2.toml", "ipods-fig3-9.toml"]
+    assert [p.name for p in paths] == ["ipods-fig2.toml", "ipods-fig3-9.toml", "ipods-traces.toml"]
     exp = load_experiment(Path("experiments/ipods-fig2.toml"))
     assert {f.kind for f in exp.figures} == {"timeline", "lines"}
     from prefetchlab.plot import draw
@@ -117,3 +117,25 @@ def test_the_run_header_describes_the_topology() -> None:
     line = describe_config(prefetchlab.resolve(FIG2))
     assert line.startswith("topology: 20 node(s) of 75 MB/s device over 60 MB/s device")
     assert "informed ipods X_cache 2 Max_BW 5" in line
+
+
+def test_real_traces_as_hinted_sequences_with_writes_and_several_clients(
+    traces: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ipods-traces.toml: each real trace binds its runs; its FIU mail point, shortened to two
+    clients, reads through IPODS with the trace's writes as hinted writes (one copy discarded
+    as its block was written), and two clients read twice the bytes of one."""
+    monkeypatch.chdir(REPO)
+    exp = load_experiment(Path("experiments/ipods-traces.toml"))
+    assert len(exp.runs) == 3 * 2 * 4
+    assert all(all(t.run_ids for t in c.check.terms()) for c in exp.claims)
+    want = {"run.label": "FIU mail", "informed.policy": "ipods", "informed.x_cache": 1}
+    run = next(r for r in exp.runs if all(r.flat[k] == v for k, v in want.items()))
+    cfg = json.loads(run.config_json)
+    one = prefetchlab.simulate(cfg).metrics
+    assert one["writes"] > 1000 and one["ssd_hits"] > 0
+    assert json.loads(one["block_policy_state"])["copies_discarded"] >= 1
+    cfg["topology"]["clients"][0]["count"] = 2
+    two = prefetchlab.simulate(cfg).metrics
+    assert two["bytes_read"] == 2 * one["bytes_read"] and two["app_requests"] == 2 * one["app_requests"]
+    assert json.loads(two["block_policy_state"])["clients"] == 2

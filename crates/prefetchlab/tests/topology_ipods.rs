@@ -6,6 +6,8 @@ use prefetchlab::topology::run_with_timeline;
 use prefetchlab::{simulate, Config};
 
 const S: u64 = 1_000_000_000;
+/// `300MB` in a configuration: 300 MiB.
+const BLOCK: u64 = 300 << 20;
 
 /// [IPODS] Fig. 2 on devices whose times are the figure's: 300 MB blocks,
 /// lower level 60 MB/s (5 s, T_hdd-net), upper level reads 75 MB/s (4 s,
@@ -93,6 +95,8 @@ fn bad_topologies_are_refused_naming_the_key() {
         ("bandwidth = '1EiB'", "bandwidth = 0", "topology.network.bandwidth"),
         ("t_cpu = '1s'", "t_cpu = 0", "informed.t_cpu"),
         ("read_bandwidth = '60MB'", "read_bandwidth = 0", "topology.nodes[0].lower.read_bandwidth"),
+        ("[informed]", "[[topology.clients]]\ncount = 0\n[informed]", "topology.clients"),
+        ("[informed]", "[[topology.clients]]\ncount = 2000\n[informed]", "topology.clients"),
     ] {
         let toml = base.replace(find, replace);
         let err = Config::from_toml(&toml, &[])
@@ -123,4 +127,88 @@ fn single_host_runs_do_not_see_the_topology() {
     assert_eq!(m.elapsed_s, m.sim_time_s);
     assert_eq!((m.ssd_hits, m.hdd_reads, m.stall_s), (0, 0, 0.0));
     assert!(m.disk_requests > 0);
+}
+
+/// Several clients: each reads its own copy of the data set, with its own
+/// cache, link and TIP/IPODS state. Over nodes that no two clients' blocks
+/// share, two clients take as long as one and read twice the bytes; over
+/// fewer nodes they contend for them and take longer; and they share the
+/// storage system's Max_BW, so IPODS's pipeline meets a bandwidth shortage
+/// it does not meet with one client.
+#[test]
+fn several_clients_share_the_storage_nodes() {
+    let clients = |n: u32, toml: &str| {
+        let toml = toml
+            .replace("[informed]", &format!("[[topology.clients]]\ncount = {n}\ncache = '1GiB'\n[informed]"));
+        simulate(&Config::from_toml(&toml, &[]).unwrap()).unwrap().metrics
+    };
+    let one = clients(1, &fig2("tip", 9));
+    let two = clients(2, &fig2("tip", 9));
+    let default = simulate(&Config::from_toml(&fig2("tip", 9), &[]).unwrap()).unwrap().metrics;
+    assert_eq!(
+        (one.elapsed_s, one.stall_s, one.hdd_reads),
+        (default.elapsed_s, default.stall_s, default.hdd_reads)
+    );
+    assert_eq!(two.bytes_read, 2 * one.bytes_read);
+    assert_eq!(two.elapsed_s, one.elapsed_s, "18 blocks on 20 nodes: no contention");
+    let few = fig2("tip", 9).replace("count = 20", "count = 3");
+    let (one_few, two_few) = (clients(1, &few), clients(2, &few));
+    assert!(two_few.elapsed_s > one_few.elapsed_s, "{} vs {}", two_few.elapsed_s, one_few.elapsed_s);
+    let skipped = |m: &prefetchlab::metrics::Metrics| {
+        let s: serde_json::Value = serde_json::from_str(&m.block_policy_state).unwrap();
+        s["copies_skipped"].as_u64().unwrap()
+    };
+    assert_eq!(skipped(&clients(1, &fig2("ipods", 9))), 0);
+    assert!(skipped(&clients(2, &fig2("ipods", 9))) > 0, "2 × (X_cache 2 + depth 3) > Max_BW 5");
+}
+
+/// Writes in the hinted sequence (a trace's, `workload.writes`): the
+/// application modifies block 6 at its third access while IPODS's first
+/// batch is copying block 6 (hinted access 7) to the upper level; that
+/// copy is discarded when it lands, so access 7 reads block 6 from the
+/// lower level. With the write replaced by a read of another block, the
+/// copy serves access 7 from the upper level.
+#[test]
+fn a_modified_pipelined_block_loses_its_upper_copy() {
+    let run = |write: bool| {
+        let blocks = [0u64, 1, 6, 2, 3, 4, 6, 7, 8];
+        let dir =
+            std::env::temp_dir().join(format!("prefetchlab-ipods-write-{}-{write}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("hints.csv");
+        let lines: Vec<String> = blocks
+            .iter()
+            .enumerate()
+            .map(|(i, &b)| {
+                let (op, b) = if i == 2 {
+                    if write {
+                        ("Write", b)
+                    } else {
+                        ("Read", 15)
+                    }
+                } else {
+                    ("Read", b)
+                };
+                format!("{},h,0,{op},{},4096,0", 1000 + i, b * BLOCK)
+            })
+            .collect();
+        std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+        let toml = fig2("ipods", 9).replace(
+            "[workload]\nkind = 'iozone'\nstreams = 1\nfile_size = '2700MB'\n",
+            &format!("[workload]\nkind = 'trace'\nformat = 'msr'\npath = '{}'\n", path.display()),
+        );
+        let cfg = Config::from_toml(&toml, &[]).unwrap();
+        let (report, t) = run_with_timeline(&cfg).unwrap();
+        std::fs::remove_dir_all(&dir).ok();
+        (report.metrics, t)
+    };
+    let (m, t) = run(true);
+    let state: serde_json::Value = serde_json::from_str(&m.block_policy_state).unwrap();
+    assert_eq!((m.writes, m.app_requests, state["copies_discarded"].as_u64()), (1, 9, Some(1)));
+    assert_eq!(m.bytes_written, BLOCK);
+    assert_eq!(t.accesses[6].source, Source::Hdd, "{:?}", t.accesses);
+    assert_eq!(t.accesses[2].stall_ns, 0, "a write does not wait");
+    let (r, t) = run(false);
+    assert_eq!((r.writes, r.app_requests), (0, 9));
+    assert_eq!(t.accesses[6].source, Source::Ssd, "{:?}", t.accesses);
 }

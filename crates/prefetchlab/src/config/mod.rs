@@ -135,8 +135,7 @@ pub struct TopologyConfig {
     /// The unit data is striped across the storage nodes in, and the unit
     /// every transfer moves ([IPODS]: 200 MB).
     pub block: Size,
-    /// `[[topology.clients]]` (one client is modelled; none given: one with
-    /// the defaults).
+    /// `[[topology.clients]]` (none given: one with the defaults).
     pub clients: Vec<ClientConfig>,
     /// `[[topology.nodes]]`.
     pub nodes: Vec<NodeConfig>,
@@ -171,13 +170,15 @@ impl TopologyConfig {
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct ClientConfig {
-    /// The client's buffer cache (LRU, in `topology.block`s).
+    /// Identical clients of this table, each with its own copy of the data.
+    pub count: u32,
+    /// Each client's buffer cache (LRU, in `topology.block`s).
     pub cache: Size,
 }
 
 impl Default for ClientConfig {
     fn default() -> Self {
-        ClientConfig { cache: Size(1 << 30) }
+        ClientConfig { count: 1, cache: Size(1 << 30) }
     }
 }
 
@@ -286,6 +287,9 @@ pub const MAX_FILESET_FILES: u32 = 10_000_000;
 
 /// The most storage nodes a topology has.
 pub const MAX_STORAGE_NODES: u64 = 4096;
+
+/// The most clients a `[topology]` has.
+pub const MAX_CLIENTS: u64 = 1024;
 
 /// The deepest informed prefetching goes (reads ahead of the application).
 pub const MAX_INFORMED_DEPTH: u32 = 4096;
@@ -1297,10 +1301,14 @@ impl Config {
                 format!("at most {MAX_STORAGE_NODES} storage nodes, got {nodes}"),
             ));
         }
-        if t.clients.len() > 1 {
+        let clients: u64 = t.clients.iter().map(|c| c.count as u64).sum();
+        if t.clients.iter().any(|c| c.count == 0) || clients > MAX_CLIENTS {
             return Err(Error::config(
                 "topology.clients",
-                format!("one client is modelled so far, got {}", t.clients.len()),
+                format!(
+                    "1 to {MAX_CLIENTS} clients, each [[topology.clients]] with count >= 1, got counts {:?}",
+                    t.clients.iter().map(|c| c.count).collect::<Vec<_>>()
+                ),
             ));
         }
         if t.block.0 < SECTOR_BYTES || t.block.0 > (1 << 40) {

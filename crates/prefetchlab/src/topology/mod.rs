@@ -1,5 +1,5 @@
 //! A distributed multi-level system (`[topology]`, issue 11; models.md §4,
-//! algorithms.md §8): one client with a buffer cache, a switched network,
+//! algorithms.md §8): clients with a buffer cache each, a switched network,
 //! and storage nodes that each keep an upper level (IPODS's SSD) over a
 //! lower one (its HDD), the data striped across the nodes in
 //! `topology.block`s. It is assembled here from the same parts as the single
@@ -7,17 +7,29 @@
 //! one [`EventQueue`] and clock — and runs the informed policies of
 //! [`crate::policy::informed`] on it.
 //!
-//! **What a run is.** The application reads a hinted sequence of blocks
-//! (`workload.kind = "trace"`: each read record's blocks, `offset /
-//! block`; `"random"`: `workload.requests` blocks drawn uniformly from
-//! `workload.file_size`; `"iozone"`: the file's blocks in order), spending
-//! `informed.t_cpu` (IPODS's `T_unit`) between consuming one block and
-//! asking for the next. Block `b` lives on node `b mod N` at that node's
-//! local block `b div N` of its lower level.
+//! **What a run is.** Each client's application makes a hinted sequence of
+//! block accesses (`workload.kind = "trace"`: each record's blocks, `offset
+//! / block`, its writes too with `workload.writes`; `"random"`:
+//! `workload.requests` blocks drawn uniformly from `workload.file_size`,
+//! each client with draws of its own; `"iozone"`: the file's blocks in
+//! order), spending `informed.t_cpu` (IPODS's `T_unit`) between one access
+//! and the next. Every client has its own copy of the data set (client `c`'s
+//! block `b` is global block `c × D + b`, `D` the blocks of one copy), so
+//! clients meet only at the nodes, their links and Max_BW. Global block `b`
+//! lives on node `b mod N` at that node's local block `b div N` of its
+//! lower level. A timeline ([`run_with_timeline`]) follows client 0.
+//!
+//! * **A write** (the application modified a block): the client keeps the
+//!   block and goes on after `T_unit` (no stall); the block crosses the
+//!   network and is written to its node's lower level; an upper-level copy
+//!   of it — landed, or on its way (then dropped when it lands) — is
+//!   discarded (IPODS: "if a pipelined block is modified, discard its SSD
+//!   copy"; `copies_discarded`). TIP does not fetch a block ahead for a
+//!   write, nor IPODS copy one.
 //!
 //! * **A fetch** (client ← node) reads the block from the node's upper level
 //!   if its copy is there, else from the lower level, then moves it over the
-//!   network: a transfer holds the node's and the client's links at once
+//!   network: a transfer holds the node's and its client's links at once
 //!   (cut-through at the switch) for `block / bandwidth`, and arrives both
 //!   links' latencies later. Each tier serves one request at a time, in
 //!   arrival order.
@@ -51,11 +63,13 @@
 //! (the time the application waited past each block's due time), `ssd_hits`
 //! (fetches served by an upper level), `hdd_reads` (fetches served by a
 //! lower level), and the plan and the nominal times in
-//! `block_policy_state`. Not modelled yet: several clients, writes (and
-//! IPODS's discarding of a modified pipelined block), TIP ejecting hinted
-//! blocks, the network's switch as a bottleneck of its own.
+//! `block_policy_state` (with `copies_skipped`, `copies_discarded` and the
+//! number of clients); over all clients: `elapsed_s` is when the last one
+//! finished, `stall_s` the sum. Not modelled yet: TIP ejecting hinted
+//! blocks (its cost–benefit allocation runs on the single host), the
+//! network's switch as a bottleneck of its own, clients sharing data.
 
-use crate::config::{Config, InformedPolicy, TierConfig, TierKind, WorkloadKind};
+use crate::config::{ClientConfig, Config, InformedPolicy, TierConfig, TierKind, WorkloadKind};
 use crate::device::hdd::Hdd;
 use crate::device::{Device, DiskRequest};
 use crate::engine::Progress;
@@ -68,8 +82,12 @@ use crate::units::{NS_PER_S, SECTOR_BYTES};
 use crate::workload::replay::open_trace;
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
-/// The most hinted block reads a run follows.
+/// The most hinted block accesses a run follows (all clients).
 pub const MAX_HINTED_READS: usize = 50_000_000;
+
+/// The most blocks the clients' data sets span in all (a state byte per
+/// block and level is kept).
+pub const MAX_DATA_BLOCKS: u64 = 200_000_000;
 
 /// Runs `cfg` on its topology.
 pub fn run(cfg: &Config, progress: &mut dyn FnMut(&Progress) -> bool) -> Result<Report> {
@@ -97,8 +115,8 @@ pub fn run_with_timeline(cfg: &Config) -> Result<(Report, Timeline)> {
     let timeline = Timeline {
         accesses: std::mem::take(&mut t.accesses),
         copies: std::mem::take(&mut t.copy_rows),
-        elapsed_ns: t.last_consume_ns,
-        stall_ns: t.stall_ns,
+        elapsed_ns: t.clients.first().map_or(0, |c| c.last_consume_ns),
+        stall_ns: t.clients.first().map_or(0, |c| c.stall_ns),
     };
     Ok((report, timeline))
 }
@@ -178,12 +196,17 @@ enum OpKind {
     Fetch,
     /// Lower → upper inside a node (IPODS's pipeline).
     Copy,
+    /// Client → node: a block the application modified, written to the
+    /// node's lower level.
+    Write,
 }
 
 #[derive(Debug, Clone, Copy)]
 struct Op2 {
     kind: OpKind,
     block: u64,
+    /// The client it is for (a copy: whose hinted read it was made for).
+    client: u32,
     /// A copy: the hinted read (sequence index) it was made for.
     seq_index: u32,
     issue_ns: TimeNs,
@@ -195,13 +218,15 @@ struct Op2 {
 enum Ev {
     /// The tier (node, upper?) finished the operation it was serving.
     TierDone(u32, bool),
-    /// A fetch's block reached the client.
+    /// A fetch's block reached its client.
     Arrived(u32),
-    /// The application asks for its next block.
-    Due,
+    /// A written block reached its storage node.
+    WriteArrived(u32),
+    /// A client's application asks for its next block.
+    Due(u32),
 }
 
-/// Where a block is, as the client sees it.
+/// Where a block is, as its client sees it.
 const CLIENT_NONE: u8 = 0;
 const CLIENT_IN_FLIGHT: u8 = 1;
 const CLIENT_PRESENT: u8 = 2;
@@ -209,6 +234,46 @@ const CLIENT_PRESENT: u8 = 2;
 const UPPER_NONE: u8 = 0;
 const UPPER_COPYING: u8 = 1;
 const UPPER_PRESENT: u8 = 2;
+/// Being copied, but modified since: dropped when the copy lands.
+const UPPER_STALE: u8 = 3;
+
+/// One client: its application (a hinted sequence), buffer cache, link and
+/// informed policy state.
+struct Client {
+    /// The hinted sequence, as global block numbers.
+    seq: Vec<u64>,
+    /// Which hinted accesses write their block (empty: none does).
+    writes: Vec<bool>,
+    /// Consumed blocks in LRU order (stamp → block) and their stamps.
+    lru: BTreeMap<u64, u64>,
+    lru_stamp: HashMap<u64, u64>,
+    stamp: u64,
+    cache_blocks: u64,
+    /// Consumed blocks still in the cache.
+    consumed_present: u64,
+    /// Reads whose block was in the cache when due.
+    present_at_due: u64,
+    next: usize,
+    due_ns: TimeNs,
+    waiting: bool,
+    /// Sequence index up to which TIP has looked ahead (exclusive).
+    ahead: usize,
+    depth_tip: usize,
+    depth_pipeline: u64,
+    /// Sequence indexes whose block was pipelined when planned.
+    pipelined: Vec<bool>,
+    /// When the client's link is free from the switch.
+    link_free_ns: TimeNs,
+    stall_ns: u64,
+    consumed: u64,
+    last_consume_ns: TimeNs,
+}
+
+impl Client {
+    fn is_write(&self, j: usize) -> bool {
+        self.writes.get(j).copied().unwrap_or(false)
+    }
+}
 
 struct Topology {
     events: EventQueue<Ev>,
@@ -219,48 +284,25 @@ struct Topology {
     block_sectors: u32,
     link_ns: u64,
     latency_ns: u64,
-    /// When the client's link is free from the switch.
-    client_link_free_ns: TimeNs,
-    /// The hinted sequence.
-    seq: Vec<u64>,
-    /// By block: CLIENT_* and UPPER_*.
-    client: Vec<u8>,
+    clients: Vec<Client>,
+    /// By global block: CLIENT_* (each client has blocks of its own) and UPPER_*.
+    client_state: Vec<u8>,
     upper: Vec<u8>,
-    /// Consumed blocks in LRU order (stamp → block) and their stamps.
-    lru: BTreeMap<u64, u64>,
-    lru_stamp: HashMap<u64, u64>,
-    stamp: u64,
-    cache_blocks: u64,
-    /// Consumed blocks still in the client's cache.
-    consumed_present: u64,
-    /// Accesses whose block was in the client's cache when due.
-    present_at_due: u64,
     t_unit_ns: u64,
-    // --- the application ---
-    next: usize,
-    due_ns: TimeNs,
-    waiting: bool,
-    /// Sequence index up to which TIP has looked ahead (exclusive).
-    ahead: usize,
-    depth_tip: usize,
-    // --- IPODS ---
     plan: Option<Plan>,
-    depth_pipeline: u64,
-    /// Sequence indexes whose block was pipelined when planned.
-    pipelined: Vec<bool>,
     outstanding: u64,
     max_bw: u64,
     policy: InformedPolicy,
     nominal: Nominal,
     // --- counts ---
-    stall_ns: u64,
     ssd_hits: u64,
     hdd_reads: u64,
     copies: u64,
     copies_skipped: u64,
-    consumed: u64,
-    last_consume_ns: TimeNs,
-    // --- the timeline, when kept ---
+    /// Upper-level copies dropped because the block was modified.
+    discarded: u64,
+    writes: u64,
+    // --- the timeline (client 0), when kept ---
     record: bool,
     fetch_ns: Vec<TimeNs>,
     arrival_ns: Vec<TimeNs>,
@@ -286,8 +328,24 @@ impl Topology {
         // a block that is not whole sectors occupies its last sector in full
         let block_sectors = u32::try_from(block_bytes.div_ceil(SECTOR_BYTES))
             .map_err(|_| Error::config("topology.block", "at most 2^32 - 1 sectors per block"))?;
-        let seq = hinted_sequence(cfg, block_bytes)?;
-        let blocks = seq.iter().copied().max().map_or(0, |b| b + 1);
+        // every client, `count` expanded (none given: one with the defaults)
+        let default_client = [ClientConfig::default()];
+        let specs: &[ClientConfig] = if tc.clients.is_empty() { &default_client } else { &tc.clients };
+        let caches: Vec<(usize, u64)> =
+            specs.iter().enumerate().flat_map(|(i, c)| (0..c.count).map(move |_| (i, c.cache.0))).collect();
+        let hinted = hinted_sequences(cfg, block_bytes, caches.len())?;
+        let data_blocks = hinted.iter().flat_map(|(s, _)| s.iter().copied()).max().map_or(0, |b| b + 1);
+        let blocks = data_blocks.saturating_mul(caches.len() as u64);
+        if blocks > MAX_DATA_BLOCKS {
+            return Err(Error::config(
+                "topology.block",
+                format!(
+                    "the hinted data set spans {data_blocks} blocks of {block_bytes} bytes per client × {} client(s) \
+                     = {blocks} blocks, at most {MAX_DATA_BLOCKS}: use a larger topology.block",
+                    caches.len()
+                ),
+            ));
+        }
         let n_nodes = tc.node_count();
         let mut nodes = Vec::with_capacity(n_nodes as usize);
         let mut nominal = Nominal::default();
@@ -337,13 +395,7 @@ impl Topology {
         let i_cfg = &cfg.informed;
         let t_unit_ns = i_cfg.t_cpu.0;
         let max_bw = cfg.max_bw();
-        let cache_blocks = (tc.clients.first().map_or(1 << 30, |c| c.cache.0) / block_bytes).max(1);
         let horizon = nominal.t_hdd_net_ns.div_ceil(t_unit_ns.max(1));
-        let depth_tip = match i_cfg.policy {
-            InformedPolicy::None => 0,
-            _ if i_cfg.x_cache > 0 => i_cfg.x_cache as u64,
-            _ => horizon.min((cache_blocks / 2).max(1)).min(crate::config::MAX_INFORMED_DEPTH as u64),
-        } as usize;
         let plan = if i_cfg.policy == InformedPolicy::Ipods {
             let p = Params {
                 max_bw: max_bw as u32,
@@ -357,13 +409,47 @@ impl Topology {
         } else {
             None
         };
-        if depth_tip as u64 > cache_blocks {
-            return Err(Error::config(
-                "informed.x_cache",
-                format!("{depth_tip} blocks fetched ahead do not fit in the client's cache of {cache_blocks} blocks"),
-            ));
+        let mut clients = Vec::with_capacity(caches.len());
+        for (c, ((spec_i, cache_bytes), (local, writes))) in caches.into_iter().zip(hinted).enumerate() {
+            let cache_blocks = (cache_bytes / block_bytes).max(1);
+            let depth_tip = match i_cfg.policy {
+                InformedPolicy::None => 0,
+                _ if i_cfg.x_cache > 0 => i_cfg.x_cache as u64,
+                _ => horizon.min((cache_blocks / 2).max(1)).min(crate::config::MAX_INFORMED_DEPTH as u64),
+            } as usize;
+            if depth_tip as u64 > cache_blocks {
+                return Err(Error::config(
+                    "informed.x_cache",
+                    format!(
+                        "{depth_tip} blocks fetched ahead do not fit in the cache of topology.clients[{spec_i}] \
+                         ({cache_blocks} blocks)"
+                    ),
+                ));
+            }
+            let base = c as u64 * data_blocks;
+            let len = local.len();
+            clients.push(Client {
+                seq: local.into_iter().map(|b| base + b).collect(),
+                writes,
+                lru: BTreeMap::new(),
+                lru_stamp: HashMap::new(),
+                stamp: 0,
+                cache_blocks,
+                consumed_present: 0,
+                present_at_due: 0,
+                next: 0,
+                due_ns: t_unit_ns,
+                waiting: false,
+                ahead: 0,
+                depth_tip,
+                depth_pipeline: plan.map_or(0, |p| p.depth),
+                pipelined: vec![false; len],
+                link_free_ns: 0,
+                stall_ns: 0,
+                consumed: 0,
+                last_consume_ns: 0,
+            });
         }
-        let len = seq.len();
         Ok(Topology {
             events: EventQueue::new(),
             nodes,
@@ -373,40 +459,25 @@ impl Topology {
             block_sectors,
             link_ns,
             latency_ns,
-            client_link_free_ns: 0,
-            seq,
-            client: vec![CLIENT_NONE; blocks as usize],
+            clients,
+            client_state: vec![CLIENT_NONE; blocks as usize],
             upper: vec![UPPER_NONE; blocks as usize],
-            lru: BTreeMap::new(),
-            lru_stamp: HashMap::new(),
-            stamp: 0,
-            cache_blocks,
-            consumed_present: 0,
-            present_at_due: 0,
             t_unit_ns,
-            next: 0,
-            due_ns: t_unit_ns,
-            waiting: false,
-            ahead: 0,
-            depth_tip,
-            depth_pipeline: plan.map_or(0, |p| p.depth),
             plan,
-            pipelined: vec![false; len],
             outstanding: 0,
             max_bw,
             policy: i_cfg.policy,
             nominal,
-            stall_ns: 0,
             ssd_hits: 0,
             hdd_reads: 0,
             copies: 0,
             copies_skipped: 0,
-            consumed: 0,
-            last_consume_ns: 0,
+            discarded: 0,
+            writes: 0,
             record,
-            fetch_ns: if record { vec![0; blocks as usize] } else { Vec::new() },
-            arrival_ns: if record { vec![0; blocks as usize] } else { Vec::new() },
-            from_upper: if record { vec![false; blocks as usize] } else { Vec::new() },
+            fetch_ns: if record { vec![0; data_blocks as usize] } else { Vec::new() },
+            arrival_ns: if record { vec![0; data_blocks as usize] } else { Vec::new() },
+            from_upper: if record { vec![false; data_blocks as usize] } else { Vec::new() },
             accesses: Vec::new(),
             copy_rows: Vec::new(),
         })
@@ -418,6 +489,11 @@ impl Topology {
 
     fn lba_of(&self, block: u64) -> u64 {
         (block / self.nodes.len() as u64) * self.block_sectors as u64
+    }
+
+    /// Whether the timeline follows `block` (client 0's blocks, when kept).
+    fn recorded(&self, block: u64) -> bool {
+        self.record && (block as usize) < self.fetch_ns.len()
     }
 
     fn new_op(&mut self, op: Op2) -> u32 {
@@ -436,28 +512,48 @@ impl Topology {
         self.free_ops.push(id);
     }
 
-    /// Queues operation `id` at a tier of `node`, starting it if idle.
-    fn enqueue(&mut self, node: u32, upper: bool, id: u32) {
-        let now = self.events.now_ns();
+    /// Starts operation `id` on a tier of `node` at `now`.
+    fn start_on(&mut self, node: u32, upper: bool, id: u32, now: TimeNs) {
         let op = self.ops[id as usize];
         let lba = if upper { 0 } else { self.lba_of(op.block) };
-        let write = op.kind == OpKind::Copy && upper;
+        let write = (op.kind == OpKind::Copy && upper) || op.kind == OpKind::Write;
         let sectors = self.block_sectors;
         let n = &mut self.nodes[node as usize];
         let tier = if upper { &mut n.upper } else { &mut n.lower };
-        if tier.serving.is_some() {
-            tier.waiting.push_back(id);
-            return;
-        }
         tier.serving = Some(id);
         let done = tier.dev.serve(lba, sectors, write, now);
         tier.busy_ns += done - now;
         self.events.schedule(done, Ev::TierDone(node, upper));
     }
 
-    /// Fetches `block` for the client.
-    fn fetch(&mut self, block: u64) {
-        self.client[block as usize] = CLIENT_IN_FLIGHT;
+    /// Queues operation `id` at a tier of `node`, starting it if idle.
+    fn enqueue(&mut self, node: u32, upper: bool, id: u32) {
+        let n = &mut self.nodes[node as usize];
+        let tier = if upper { &mut n.upper } else { &mut n.lower };
+        if tier.serving.is_some() {
+            tier.waiting.push_back(id);
+            return;
+        }
+        let now = self.events.now_ns();
+        self.start_on(node, upper, id, now);
+    }
+
+    /// Moves a block between `client` and `node` over the network: the
+    /// transfer holds both links at once (cut-through at the switch) and
+    /// lands both latencies after it ends.
+    fn transfer(&mut self, client: u32, node: u32) -> TimeNs {
+        let now = self.events.now_ns();
+        let c = &mut self.clients[client as usize];
+        let begin = now.max(self.nodes[node as usize].link_free_ns).max(c.link_free_ns);
+        let end = begin + self.link_ns;
+        self.nodes[node as usize].link_free_ns = end;
+        c.link_free_ns = end;
+        end + 2 * self.latency_ns
+    }
+
+    /// Fetches `block` for `client`.
+    fn fetch(&mut self, client: u32, block: u64) {
+        self.client_state[block as usize] = CLIENT_IN_FLIGHT;
         let upper = self.upper[block as usize] == UPPER_PRESENT;
         if upper {
             self.ssd_hits += 1;
@@ -465,24 +561,60 @@ impl Topology {
             self.hdd_reads += 1;
         }
         let now = self.events.now_ns();
-        if self.record {
+        if self.recorded(block) {
             self.fetch_ns[block as usize] = now;
             self.from_upper[block as usize] = upper;
         }
-        let id = self.new_op(Op2 { kind: OpKind::Fetch, block, seq_index: 0, issue_ns: now, upper });
+        let id = self.new_op(Op2 { kind: OpKind::Fetch, block, client, seq_index: 0, issue_ns: now, upper });
         let node = self.node_of(block);
         self.enqueue(node, upper, id);
     }
 
-    /// IPODS: copies `block` lower → upper unless it is there, or the
-    /// storage system is at Max_BW (then the pipeline loses one request).
-    fn pipeline(&mut self, seq_index: usize) {
-        let block = self.seq[seq_index];
-        if self.upper[block as usize] != UPPER_NONE || self.client[block as usize] == CLIENT_PRESENT {
+    /// The application of `client` modified `block`: the client keeps it,
+    /// sends it to its node's lower level, and an upper-level copy of the
+    /// block, landed or on its way, is discarded (IPODS §8.2).
+    fn write(&mut self, client: u32, block: u64) {
+        self.writes += 1;
+        if self.client_state[block as usize] == CLIENT_NONE {
+            self.client_state[block as usize] = CLIENT_PRESENT;
+        }
+        match self.upper[block as usize] {
+            UPPER_PRESENT => {
+                self.upper[block as usize] = UPPER_NONE;
+                self.discarded += 1;
+            }
+            UPPER_COPYING => self.upper[block as usize] = UPPER_STALE,
+            _ => {}
+        }
+        let now = self.events.now_ns();
+        let id = self.new_op(Op2 {
+            kind: OpKind::Write,
+            block,
+            client,
+            seq_index: 0,
+            issue_ns: now,
+            upper: false,
+        });
+        let node = self.node_of(block);
+        let at = self.transfer(client, node);
+        self.events.schedule(at, Ev::WriteArrived(id));
+    }
+
+    /// IPODS: copies the block of `client`'s hinted access `seq_index` lower
+    /// → upper unless it is there, or the access writes it, or the storage
+    /// system is at Max_BW (then the pipeline loses one request).
+    fn pipeline(&mut self, client: u32, seq_index: usize) {
+        let c = &self.clients[client as usize];
+        let block = c.seq[seq_index];
+        if c.is_write(seq_index)
+            || self.upper[block as usize] != UPPER_NONE
+            || self.client_state[block as usize] == CLIENT_PRESENT
+        {
             return;
         }
         if self.outstanding >= self.max_bw {
-            self.depth_pipeline = self.depth_pipeline.saturating_sub(1);
+            let c = &mut self.clients[client as usize];
+            c.depth_pipeline = c.depth_pipeline.saturating_sub(1);
             self.copies_skipped += 1;
             return;
         }
@@ -492,6 +624,7 @@ impl Topology {
         let id = self.new_op(Op2 {
             kind: OpKind::Copy,
             block,
+            client,
             seq_index: seq_index as u32,
             issue_ns,
             upper: false,
@@ -500,81 +633,95 @@ impl Topology {
         self.enqueue(node, false, id);
     }
 
-    /// TIP, after block `next − 1` was consumed: hinted reads `next …
-    /// next + x − 1` are fetched or in flight.
-    fn look_ahead(&mut self) {
-        let until = (self.next + self.depth_tip).min(self.seq.len());
-        self.ahead = self.ahead.max(self.next);
-        while self.ahead < until {
-            let b = self.seq[self.ahead];
-            if self.client[b as usize] == CLIENT_NONE {
-                self.fetch(b);
+    /// TIP, after `client`'s access `next − 1`: its hinted reads `next …
+    /// next + x − 1` are fetched or in flight (writes need no fetch).
+    fn look_ahead(&mut self, client: u32) {
+        let c = &mut self.clients[client as usize];
+        let until = (c.next + c.depth_tip).min(c.seq.len());
+        c.ahead = c.ahead.max(c.next);
+        while self.clients[client as usize].ahead < until {
+            let c = &mut self.clients[client as usize];
+            let j = c.ahead;
+            c.ahead += 1;
+            let b = c.seq[j];
+            if !c.is_write(j) && self.client_state[b as usize] == CLIENT_NONE {
+                self.fetch(client, b);
             }
-            self.ahead += 1;
         }
     }
 
     fn run(&mut self, progress: &mut dyn FnMut(&Progress) -> bool) -> Result<()> {
-        if self.seq.is_empty() {
-            return Ok(());
-        }
-        // at 0: TIP's first fetches (blocks 1..x in the paper's numbering) and
-        // IPODS's first pipeline batch
-        let first_x = self.depth_tip.min(self.seq.len());
-        for j in 0..first_x {
-            let b = self.seq[j];
-            if self.client[b as usize] == CLIENT_NONE {
-                self.fetch(b);
+        let total: u64 = self.clients.iter().map(|c| c.seq.len() as u64).sum();
+        for client in 0..self.clients.len() as u32 {
+            let c = &mut self.clients[client as usize];
+            if c.seq.is_empty() {
+                continue;
             }
-        }
-        self.ahead = first_x;
-        if let Some(plan) = self.plan {
-            let start = (plan.pstart - 1) as usize;
-            for j in start..(start + plan.depth as usize).min(self.seq.len()) {
-                self.pipelined[j] = true;
-                self.pipeline(j);
+            // at 0: TIP's first fetches (blocks 1..x in the paper's numbering)
+            // and IPODS's first pipeline batch
+            c.ahead = 0;
+            self.look_ahead(client);
+            if let Some(plan) = self.plan {
+                let start = (plan.pstart - 1) as usize;
+                let len = self.clients[client as usize].seq.len();
+                for j in start..(start + plan.depth as usize).min(len) {
+                    self.clients[client as usize].pipelined[j] = true;
+                    self.pipeline(client, j);
+                }
             }
+            let due = self.clients[client as usize].due_ns;
+            self.events.schedule(due, Ev::Due(client));
         }
-        self.events.schedule(self.due_ns, Ev::Due);
         let mut events = 0u64;
         while let Some((_, ev)) = self.events.pop() {
             match ev {
-                Ev::Due => self.on_due(),
+                Ev::Due(c) => self.on_due(c),
                 Ev::TierDone(node, upper) => self.on_tier_done(node, upper),
                 Ev::Arrived(id) => self.on_arrived(id),
+                Ev::WriteArrived(id) => {
+                    let node = self.node_of(self.ops[id as usize].block);
+                    self.enqueue(node, false, id);
+                }
             }
             events += 1;
             if events.is_multiple_of(1 << 16) {
                 let p = Progress {
                     sim_ns: self.events.now_ns(),
                     duration_ns: 0,
-                    requests_done: self.consumed,
-                    requests_total: self.seq.len() as u64,
+                    requests_done: self.clients.iter().map(|c| c.consumed).sum(),
+                    requests_total: total,
                 };
                 if !progress(&p) {
                     return Err(Error::Cancelled);
                 }
             }
         }
-        if self.consumed != self.seq.len() as u64 {
+        let consumed: u64 = self.clients.iter().map(|c| c.consumed).sum();
+        if consumed != total {
             return Err(Error::Internal(format!(
-                "{} of {} hinted reads were never consumed",
-                self.seq.len() as u64 - self.consumed,
-                self.seq.len()
+                "{} of {total} hinted accesses were never made",
+                total - consumed
             )));
         }
         Ok(())
     }
 
-    /// The application asks for block `seq[next]`.
-    fn on_due(&mut self) {
-        let b = self.seq[self.next];
-        match self.client[b as usize] {
-            CLIENT_PRESENT => self.consume(),
-            CLIENT_IN_FLIGHT => self.waiting = true,
+    /// The application of `client` makes its next access.
+    fn on_due(&mut self, client: u32) {
+        let c = &self.clients[client as usize];
+        let j = c.next;
+        let b = c.seq[j];
+        if c.is_write(j) {
+            self.write(client, b);
+            self.consume(client);
+            return;
+        }
+        match self.client_state[b as usize] {
+            CLIENT_PRESENT => self.consume(client),
+            CLIENT_IN_FLIGHT => self.clients[client as usize].waiting = true,
             _ => {
-                self.fetch(b);
-                self.waiting = true;
+                self.fetch(client, b);
+                self.clients[client as usize].waiting = true;
             }
         }
     }
@@ -586,34 +733,27 @@ impl Topology {
         let id = tier.serving.take().expect("a tier finished what it served");
         if let Some(next) = tier.waiting.pop_front() {
             // start the next at once (the queue holds its own position)
-            tier.serving = Some(next);
-            let op = self.ops[next as usize];
-            let lba =
-                if upper { 0 } else { (op.block / self.nodes.len() as u64) * self.block_sectors as u64 };
-            let write = op.kind == OpKind::Copy && upper;
-            let n = &mut self.nodes[node as usize];
-            let tier = if upper { &mut n.upper } else { &mut n.lower };
-            let done = tier.dev.serve(lba, self.block_sectors, write, now);
-            tier.busy_ns += done - now;
-            self.events.schedule(done, Ev::TierDone(node, upper));
+            self.start_on(node, upper, next, now);
         }
         let op = self.ops[id as usize];
         match (op.kind, upper) {
             (OpKind::Fetch, _) => {
-                // the network: node link and client link at once
-                let begin = now.max(self.nodes[node as usize].link_free_ns).max(self.client_link_free_ns);
-                let end = begin + self.link_ns;
-                self.nodes[node as usize].link_free_ns = end;
-                self.client_link_free_ns = end;
-                self.events.schedule(end + 2 * self.latency_ns, Ev::Arrived(id));
+                let at = self.transfer(op.client, node);
+                self.events.schedule(at, Ev::Arrived(id));
             }
             (OpKind::Copy, false) => {
                 self.ops[id as usize].upper = true;
                 self.enqueue(node, true, id);
             }
             (OpKind::Copy, true) => {
-                self.upper[op.block as usize] = UPPER_PRESENT;
-                if self.record {
+                let state = &mut self.upper[op.block as usize];
+                if *state == UPPER_STALE {
+                    *state = UPPER_NONE;
+                    self.discarded += 1;
+                } else {
+                    *state = UPPER_PRESENT;
+                }
+                if self.record && op.client == 0 {
                     self.copy_rows.push(Copy {
                         block: op.seq_index as u64 + 1,
                         start_ns: op.issue_ns,
@@ -622,32 +762,36 @@ impl Topology {
                 }
                 self.free_op(id);
             }
+            (OpKind::Write, _) => self.free_op(id),
         }
     }
 
     fn on_arrived(&mut self, id: u32) {
-        let block = self.ops[id as usize].block;
-        if self.record {
+        let Op2 { block, client, .. } = self.ops[id as usize];
+        if self.recorded(block) {
             self.arrival_ns[block as usize] = self.events.now_ns();
         }
         self.free_op(id);
-        self.client[block as usize] = CLIENT_PRESENT;
-        if self.waiting && self.seq[self.next] == block {
-            self.waiting = false;
-            self.consume();
+        self.client_state[block as usize] = CLIENT_PRESENT;
+        let c = &mut self.clients[client as usize];
+        if c.waiting && c.seq[c.next] == block {
+            c.waiting = false;
+            self.consume(client);
         }
     }
 
-    /// The application consumes `seq[next]` now.
-    fn consume(&mut self) {
+    /// The application of `client` makes its access `seq[next]` now.
+    fn consume(&mut self, client: u32) {
         let now = self.events.now_ns();
-        let j = self.next;
-        let b = self.seq[j];
-        if now == self.due_ns {
-            self.present_at_due += 1;
+        let c = &mut self.clients[client as usize];
+        let j = c.next;
+        let b = c.seq[j];
+        let write = c.is_write(j);
+        if now == c.due_ns && !write {
+            c.present_at_due += 1;
         }
-        self.stall_ns += now - self.due_ns;
-        if self.record {
+        c.stall_ns += now - c.due_ns;
+        if self.record && client == 0 {
             // a block read again from the client's cache shows its last fetch
             self.accesses.push(Access {
                 block: j as u64 + 1,
@@ -655,70 +799,79 @@ impl Topology {
                 source: if self.from_upper[b as usize] { Source::Ssd } else { Source::Hdd },
                 arrival_ns: self.arrival_ns[b as usize],
                 consumed_ns: now,
-                stall_ns: now - self.due_ns,
+                stall_ns: now - self.clients[0].due_ns,
             });
         }
-        self.touch(b);
-        self.consumed += 1;
-        self.last_consume_ns = now;
+        self.touch(client, b);
+        let c = &mut self.clients[client as usize];
+        c.consumed += 1;
+        c.last_consume_ns = now;
         if let Some(plan) = self.plan {
-            if self.pipelined[j] {
+            if c.pipelined[j] {
                 if self.upper[b as usize] == UPPER_PRESENT {
                     self.upper[b as usize] = UPPER_NONE; // its upper-level slot is handed on
                 }
                 let k = j + plan.pnext_offset as usize;
-                if k < self.seq.len() && !self.pipelined[k] && self.depth_pipeline > 0 {
-                    self.pipelined[k] = true;
-                    self.pipeline(k);
+                if k < c.seq.len() && !c.pipelined[k] && c.depth_pipeline > 0 {
+                    c.pipelined[k] = true;
+                    self.pipeline(client, k);
                 }
             }
         }
-        self.next += 1;
-        if self.next < self.seq.len() {
-            self.look_ahead();
-            self.due_ns = now + self.t_unit_ns;
-            self.events.schedule(self.due_ns, Ev::Due);
+        let c = &mut self.clients[client as usize];
+        c.next += 1;
+        if c.next < c.seq.len() {
+            c.due_ns = now + self.t_unit_ns;
+            let due = c.due_ns;
+            self.look_ahead(client);
+            self.events.schedule(due, Ev::Due(client));
         }
     }
 
-    /// `b` was consumed: it becomes the most recently used block of the
-    /// client's cache; beyond the cache's size the least recently consumed
-    /// blocks leave it (blocks fetched ahead and not consumed never do).
-    fn touch(&mut self, b: u64) {
-        if let Some(old) = self.lru_stamp.insert(b, self.stamp) {
-            self.lru.remove(&old);
+    /// `b` was accessed: it becomes the most recently used block of the
+    /// client's cache; beyond the cache's size the least recently accessed
+    /// blocks leave it (blocks fetched ahead and not accessed never do).
+    fn touch(&mut self, client: u32, b: u64) {
+        let c = &mut self.clients[client as usize];
+        if let Some(old) = c.lru_stamp.insert(b, c.stamp) {
+            c.lru.remove(&old);
         } else {
-            self.consumed_present += 1;
+            c.consumed_present += 1;
         }
-        self.lru.insert(self.stamp, b);
-        self.stamp += 1;
-        while self.consumed_present > self.cache_blocks.saturating_sub(self.depth_tip as u64).max(1) {
-            let Some((_, victim)) = self.lru.pop_first() else { break };
-            self.lru_stamp.remove(&victim);
-            self.consumed_present -= 1;
-            if self.client[victim as usize] == CLIENT_PRESENT {
-                self.client[victim as usize] = CLIENT_NONE;
+        c.lru.insert(c.stamp, b);
+        c.stamp += 1;
+        while c.consumed_present > c.cache_blocks.saturating_sub(c.depth_tip as u64).max(1) {
+            let Some((_, victim)) = c.lru.pop_first() else { break };
+            c.lru_stamp.remove(&victim);
+            c.consumed_present -= 1;
+            if self.client_state[victim as usize] == CLIENT_PRESENT {
+                self.client_state[victim as usize] = CLIENT_NONE;
             }
         }
     }
 
     fn report(&self, cfg: &Config, wall_s: f64) -> Report {
-        let elapsed_ns = self.last_consume_ns;
+        let elapsed_ns = self.clients.iter().map(|c| c.last_consume_ns).max().unwrap_or(0);
         let secs = elapsed_ns as f64 / NS_PER_S as f64;
-        let reads = self.seq.len() as u64;
+        let accesses: u64 = self.clients.iter().map(|c| c.seq.len() as u64).sum();
+        let reads = accesses - self.writes;
         let bytes = reads * self.block_bytes;
+        let stall_ns: u64 = self.clients.iter().map(|c| c.stall_ns).sum();
+        let present: u64 = self.clients.iter().map(|c| c.present_at_due).sum();
         let ratio = |a: f64, b: f64| if b > 0.0 { a / b } else { 0.0 };
         let busy: u64 = self.nodes.iter().map(|n| n.lower.busy_ns + n.upper.busy_ns).sum();
         let s = |ns: u64| ns as f64 / NS_PER_S as f64;
+        let first = self.clients.first();
         let state = serde_json::json!({
             "policy": match self.policy {
                 InformedPolicy::None => "none",
                 InformedPolicy::Tip => "tip",
                 InformedPolicy::Ipods => "ipods",
             },
+            "clients": self.clients.len(),
             "nodes": self.nodes.len(),
             "max_bw": self.max_bw,
-            "x_cache": self.depth_tip,
+            "x_cache": first.map_or(0, |c| c.depth_tip),
             "t_unit_s": s(self.t_unit_ns),
             "t_hdd_net_s": s(self.nominal.t_hdd_net_ns),
             "t_ss_net_s": s(self.nominal.t_ss_net_ns),
@@ -728,82 +881,99 @@ impl Topology {
             "pstart": self.plan.map(|p| p.pstart),
             "pnext_offset": self.plan.map(|p| p.pnext_offset),
             "depth": self.plan.map(|p| p.depth),
-            "depth_at_end": self.plan.map(|_| self.depth_pipeline),
+            "depth_at_end": self.plan.map(|_| self.clients.iter().map(|c| c.depth_pipeline).min().unwrap_or(0)),
             "max_bw_needed": self.plan.map(|p| p.max_bw_needed),
             "copies": self.copies,
             "copies_skipped": self.copies_skipped,
+            "copies_discarded": self.discarded,
         });
         let metrics = Metrics {
             bandwidth_mb_s: ratio(bytes as f64 / 1e6, secs),
-            iops: ratio(reads as f64, secs),
-            app_requests: reads,
+            iops: ratio(accesses as f64, secs),
+            app_requests: accesses,
+            writes: self.writes,
             bytes_read: bytes,
-            hit_ratio: ratio(self.present_at_due as f64, reads as f64),
-            latency_mean_ms: ratio(self.stall_ns as f64 / 1e6, reads as f64),
-            disk_requests: self.ssd_hits + self.hdd_reads + 2 * self.copies,
+            bytes_written: self.writes * self.block_bytes,
+            write_bandwidth_mb_s: ratio((self.writes * self.block_bytes) as f64 / 1e6, secs),
+            hit_ratio: ratio(present as f64, reads as f64),
+            latency_mean_ms: ratio(stall_ns as f64 / 1e6, reads as f64),
+            disk_requests: self.ssd_hits + self.hdd_reads + 2 * self.copies + self.writes,
             disk_utilization: ratio(s(busy), secs * 2.0 * self.nodes.len() as f64),
             block_policy_state: state.to_string(),
             sim_time_s: secs,
             elapsed_s: secs,
-            stall_s: s(self.stall_ns),
+            stall_s: s(stall_ns),
             ssd_hits: self.ssd_hits,
             hdd_reads: self.hdd_reads,
             wall_time_s: wall_s,
-            requests_per_wall_s: ratio(reads as f64, wall_s),
+            requests_per_wall_s: ratio(accesses as f64, wall_s),
             ..Metrics::default()
         };
         Report { config_json: cfg.to_json(), metrics, ..Report::default() }
     }
 }
 
-/// The hinted sequence of block reads the application makes.
-fn hinted_sequence(cfg: &Config, block_bytes: u64) -> Result<Vec<u64>> {
+/// Each client's hinted sequence (its blocks numbered from 0 in its own
+/// copy of the data set) and which of its accesses write (empty: none):
+/// a trace's records in order, each record's blocks (its writes too with
+/// `workload.writes`), the same for every client; `random`: `requests`
+/// blocks drawn from `file_size`, each client with draws of its own;
+/// otherwise the file's blocks in order.
+fn hinted_sequences(cfg: &Config, block_bytes: u64, clients: usize) -> Result<Vec<(Vec<u64>, Vec<bool>)>> {
     let w = &cfg.workload;
-    let mut seq = Vec::new();
+    let too_many = |key: &str, n: u64| {
+        Error::config(
+            key,
+            format!(
+                "a topology run follows at most {MAX_HINTED_READS} hinted block accesses in all, got {n} \
+                 ({clients} client(s))"
+            ),
+        )
+    };
     match w.kind {
         WorkloadKind::Trace => {
             let mut source = open_trace(cfg)?;
             let mut batch = Vec::with_capacity(4096);
+            let (mut seq, mut writes) = (Vec::new(), Vec::new());
             loop {
                 batch.clear();
                 if source.next_batch(&mut batch, 4096)? == 0 {
                     break;
                 }
-                for r in batch.iter().filter(|r| r.op == Op::Read && r.size_bytes > 0) {
+                for r in batch.iter().filter(|r| r.size_bytes > 0 && (r.op == Op::Read || w.writes)) {
                     let first = r.offset_bytes / block_bytes;
                     let last = (r.offset_bytes + r.size_bytes - 1) / block_bytes;
                     seq.extend(first..=last);
+                    writes.extend((first..=last).map(|_| r.op != Op::Read));
                 }
-                if seq.len() > MAX_HINTED_READS {
-                    return Err(Error::config(
-                        "workload.path",
-                        format!("a topology run follows at most {MAX_HINTED_READS} hinted block reads"),
-                    ));
+                if seq.len().saturating_mul(clients) > MAX_HINTED_READS {
+                    return Err(too_many("workload.path", (seq.len() * clients) as u64));
                 }
             }
+            if !writes.contains(&true) {
+                writes = Vec::new();
+            }
+            Ok(vec![(seq, writes); clients])
         }
         WorkloadKind::Random => {
             let blocks = (w.file_size.0 / block_bytes).max(1);
             let n = if w.requests > 0 { w.requests } else { blocks };
-            if n as usize > MAX_HINTED_READS {
-                return Err(Error::config(
-                    "workload.requests",
-                    format!("at most {MAX_HINTED_READS}, got {n}"),
-                ));
+            if n.saturating_mul(clients as u64) > MAX_HINTED_READS as u64 {
+                return Err(too_many("workload.requests", n.saturating_mul(clients as u64)));
             }
-            let mut rng = Rng::derive(cfg.run.seed, "stream0");
-            seq.extend((0..n).map(|_| rng.below(blocks)));
+            Ok((0..clients)
+                .map(|c| {
+                    let mut rng = Rng::derive(cfg.run.seed, &format!("stream{c}"));
+                    ((0..n).map(|_| rng.below(blocks)).collect(), Vec::new())
+                })
+                .collect())
         }
         _ => {
             let blocks = w.file_size.0.div_ceil(block_bytes);
-            if blocks as usize > MAX_HINTED_READS {
-                return Err(Error::config(
-                    "workload.file_size",
-                    format!("at most {MAX_HINTED_READS} blocks"),
-                ));
+            if blocks.saturating_mul(clients as u64) > MAX_HINTED_READS as u64 {
+                return Err(too_many("workload.file_size", blocks.saturating_mul(clients as u64)));
             }
-            seq.extend(0..blocks);
+            Ok(vec![((0..blocks).collect(), Vec::new()); clients])
         }
     }
-    Ok(seq)
 }
