@@ -212,3 +212,35 @@ fn a_modified_pipelined_block_loses_its_upper_copy() {
     assert_eq!((r.writes, r.app_requests), (0, 9));
     assert_eq!(t.accesses[6].source, Source::Ssd, "{:?}", t.accesses);
 }
+
+/// TIP's cost–benefit allocation on a topology (`x_cache = 0`, §8.1): half
+/// the reads hinted (`hint_fraction`), a working set of 64 blocks and a
+/// 40-block client cache. The unhinted reads miss on blocks the LRU cache
+/// evicted lately, so its marginal buffers are worth keeping: TIP settles
+/// below its cap of 20 buffers (half the cache) and finishes sooner than
+/// with the cap fixed; with every read hinted it finishes sooner still.
+#[test]
+fn tip_allocates_its_buffers_by_cost_and_benefit_on_a_topology() {
+    let toml = "[topology]\nblock = '1MiB'\n[[topology.clients]]\ncache = '40MiB'\n\
+                [topology.network]\nlatency = 0\nbandwidth = '1EiB'\n\
+                [[topology.nodes]]\ncount = 8\nupper = { kind = 'ssd' }\n\
+                lower = { kind = 'ssd', read_latency = '5ms', read_bandwidth = '200MB', write_latency = '5ms', write_bandwidth = '200MB' }\n\
+                [informed]\npolicy = 'tip'\nx_cache = 0\nmax_bw = 64\nt_cpu = '0.1ms'\nhint_fraction = 0.5\n\
+                [workload]\nkind = 'random'\nfile_size = '64MiB'\nrequests = 20000\n";
+    let run = |sets: &[&str]| {
+        let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+        let m = simulate(&Config::from_toml(toml, &sets).unwrap()).unwrap().metrics;
+        let s: serde_json::Value = serde_json::from_str(&m.block_policy_state).unwrap();
+        (m, s)
+    };
+    let (cb, s) = run(&[]);
+    assert_eq!(s["hinted_accesses"].as_u64(), Some(10_000));
+    assert_eq!(s["x_cache"].as_u64(), Some(20), "the cap: half the 40-block cache");
+    let depth = s["cost_benefit_depth"].as_u64().unwrap();
+    assert!(depth > 1 && depth < 20 && s["lru_ghost_hits"].as_u64().unwrap() > 0, "{s}");
+    let (fixed, _) = run(&["informed.x_cache=20"]);
+    assert!(cb.elapsed_s < fixed.elapsed_s, "{} vs {}", cb.elapsed_s, fixed.elapsed_s);
+    assert!(cb.hit_ratio > fixed.hit_ratio);
+    let (all, _) = run(&["informed.hint_fraction=1"]);
+    assert!(all.elapsed_s < cb.elapsed_s, "every read hinted: {} vs {}", all.elapsed_s, cb.elapsed_s);
+}

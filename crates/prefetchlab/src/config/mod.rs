@@ -1363,12 +1363,6 @@ impl Config {
             ));
         }
         let i = &self.informed;
-        if i.hint_fraction != 1.0 {
-            return Err(Error::config(
-                "informed.hint_fraction",
-                "on a topology every read is hinted (1), so far",
-            ));
-        }
         let max_bw = self.max_bw();
         if i.policy == InformedPolicy::Ipods && i.t_cpu.0 == 0 {
             return Err(Error::config(

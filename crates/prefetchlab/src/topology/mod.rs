@@ -35,12 +35,17 @@
 //!   arrival order.
 //! * **No informed policy**: a block is fetched when the application asks
 //!   for it and is not in the client's cache.
-//! * **TIP** keeps the next `x` hinted blocks fetched or in flight (block
-//!   `i + x` is fetched when block `i` is consumed), `x = informed.x_cache`,
-//!   or when 0 the prefetch horizon `⌈T_hdd-net / T_unit⌉` (§8.1), at most
-//!   half the client's cache. A fixed `x_cache` is how IPODS runs TIP
-//!   (decisions.md 9); TIP's cost–benefit allocation against the LRU cache is
-//!   the single-host TIP's ([`crate::policy::informed::tip`]).
+//! * **TIP** keeps the client's next `x` hinted reads fetched or in flight
+//!   (re-counted after every access), `x = informed.x_cache` — a fixed
+//!   `x_cache` is how IPODS runs TIP (decisions.md 9) — or, with 0, by cost
+//!   and benefit (§8.1): at most `min(⌈T_hdd-net / T_unit⌉, half the
+//!   client's cache, Max_BW)` buffers, deepened only while the stall a
+//!   buffer saves beats the hit rate of the LRU buffer it takes, estimated
+//!   from demand misses on blocks the client's LRU cache evicted lately
+//!   ([`LruEstimator`], the single-host TIP's estimator); the LRU cache
+//!   holds what the depth leaves. With `informed.hint_fraction` f < 1,
+//!   access `j` is hinted when `⌊(j+1)·f⌋ > ⌊j·f⌋`; TIP and IPODS fetch and
+//!   copy hinted reads only, an unhinted one is read on demand.
 //! * **IPODS** (§8.2) adds the pipeline: from the plan of
 //!   [`ipods::plan`] — `Pstart`, the `Pnext` offset and the depth
 //!   `Max_BW − X_cache`, computed from this topology's own nominal times —
@@ -65,9 +70,11 @@
 //! lower level), and the plan and the nominal times in
 //! `block_policy_state` (with `copies_skipped`, `copies_discarded` and the
 //! number of clients); over all clients: `elapsed_s` is when the last one
-//! finished, `stall_s` the sum. Not modelled yet: TIP ejecting hinted
-//! blocks (its cost–benefit allocation runs on the single host), the
-//! network's switch as a bottleneck of its own, clients sharing data.
+//! finished, `stall_s` the sum; TIP's depth at the end, its cost–benefit
+//! depth and ghost hits, and the hinted accesses in `block_policy_state`.
+//! Not modelled yet: TIP ejecting hinted blocks to make room (its buffers
+//! come from the LRU side only, as on the single host), the network's
+//! switch as a bottleneck of its own, clients sharing data.
 
 use crate::config::{ClientConfig, Config, InformedPolicy, TierConfig, TierKind, WorkloadKind};
 use crate::device::hdd::Hdd;
@@ -76,6 +83,7 @@ use crate::engine::Progress;
 use crate::error::{Error, Result};
 use crate::metrics::{Metrics, Report};
 use crate::policy::informed::ipods::{self, Access, Copy, Params, Plan, Source, Timeline};
+use crate::policy::informed::tip::LruEstimator;
 use crate::sim::{EventQueue, Rng, TimeNs};
 use crate::trace::Op;
 use crate::units::{NS_PER_S, SECTOR_BYTES};
@@ -242,8 +250,10 @@ const UPPER_STALE: u8 = 3;
 struct Client {
     /// The hinted sequence, as global block numbers.
     seq: Vec<u64>,
-    /// Which hinted accesses write their block (empty: none does).
+    /// Which accesses write their block (empty: none does).
     writes: Vec<bool>,
+    /// Which accesses are hinted (`informed.hint_fraction`; empty: all).
+    hinted: Vec<bool>,
     /// Consumed blocks in LRU order (stamp → block) and their stamps.
     lru: BTreeMap<u64, u64>,
     lru_stamp: HashMap<u64, u64>,
@@ -258,7 +268,14 @@ struct Client {
     waiting: bool,
     /// Sequence index up to which TIP has looked ahead (exclusive).
     ahead: usize,
+    /// Accesses in `next..ahead` TIP fetches for (hinted reads).
+    eligible_ahead: usize,
+    /// TIP's depth: fixed (`x_cache`), or the most the cost–benefit
+    /// allocation may reach when `lru` is kept.
     depth_tip: usize,
+    /// TIP's LRU-side estimator when its depth is allocated by cost and
+    /// benefit (`x_cache = 0`).
+    lru_est: Option<LruEstimator>,
     depth_pipeline: u64,
     /// Sequence indexes whose block was pipelined when planned.
     pipelined: Vec<bool>,
@@ -272,6 +289,23 @@ struct Client {
 impl Client {
     fn is_write(&self, j: usize) -> bool {
         self.writes.get(j).copied().unwrap_or(false)
+    }
+
+    fn is_hinted(&self, j: usize) -> bool {
+        self.hinted.get(j).copied().unwrap_or(true)
+    }
+
+    /// Whether TIP fetches access `j` ahead: a hinted read.
+    fn eligible(&self, j: usize) -> bool {
+        self.is_hinted(j) && !self.is_write(j)
+    }
+
+    /// TIP's depth now: `x_cache`, or `min(P, x*, cache / 2)` (§8.1).
+    fn depth(&self) -> usize {
+        match &self.lru_est {
+            Some(e) => (self.depth_tip as u64).min(e.depth()) as usize,
+            None => self.depth_tip,
+        }
     }
 }
 
@@ -415,7 +449,10 @@ impl Topology {
             let depth_tip = match i_cfg.policy {
                 InformedPolicy::None => 0,
                 _ if i_cfg.x_cache > 0 => i_cfg.x_cache as u64,
-                _ => horizon.min((cache_blocks / 2).max(1)).min(crate::config::MAX_INFORMED_DEPTH as u64),
+                _ => horizon
+                    .min((cache_blocks / 2).max(1))
+                    .min(max_bw)
+                    .min(crate::config::MAX_INFORMED_DEPTH as u64),
             } as usize;
             if depth_tip as u64 > cache_blocks {
                 return Err(Error::config(
@@ -428,9 +465,17 @@ impl Topology {
             }
             let base = c as u64 * data_blocks;
             let len = local.len();
+            let f = i_cfg.hint_fraction;
+            let hinted = if f < 1.0 {
+                (0..len as u64).map(|k| ((k + 1) as f64 * f).floor() > (k as f64 * f).floor()).collect()
+            } else {
+                Vec::new()
+            };
+            let cost_benefit = i_cfg.policy != InformedPolicy::None && i_cfg.x_cache == 0;
             clients.push(Client {
                 seq: local.into_iter().map(|b| base + b).collect(),
                 writes,
+                hinted,
                 lru: BTreeMap::new(),
                 lru_stamp: HashMap::new(),
                 stamp: 0,
@@ -441,7 +486,9 @@ impl Topology {
                 due_ns: t_unit_ns,
                 waiting: false,
                 ahead: 0,
+                eligible_ahead: 0,
                 depth_tip,
+                lru_est: cost_benefit.then(|| LruEstimator::new(depth_tip as u64)),
                 depth_pipeline: plan.map_or(0, |p| p.depth),
                 pipelined: vec![false; len],
                 link_free_ns: 0,
@@ -606,7 +653,7 @@ impl Topology {
     fn pipeline(&mut self, client: u32, seq_index: usize) {
         let c = &self.clients[client as usize];
         let block = c.seq[seq_index];
-        if c.is_write(seq_index)
+        if !c.eligible(seq_index)
             || self.upper[block as usize] != UPPER_NONE
             || self.client_state[block as usize] == CLIENT_PRESENT
         {
@@ -633,18 +680,29 @@ impl Topology {
         self.enqueue(node, false, id);
     }
 
-    /// TIP, after `client`'s access `next − 1`: its hinted reads `next …
-    /// next + x − 1` are fetched or in flight (writes need no fetch).
+    /// TIP, after `client`'s access `next − 1`: its next `depth` hinted
+    /// reads are fetched or in flight (writes and unhinted reads are not
+    /// fetched ahead).
     fn look_ahead(&mut self, client: u32) {
         let c = &mut self.clients[client as usize];
-        let until = (c.next + c.depth_tip).min(c.seq.len());
-        c.ahead = c.ahead.max(c.next);
-        while self.clients[client as usize].ahead < until {
+        if c.ahead < c.next {
+            c.ahead = c.next;
+            c.eligible_ahead = 0;
+        }
+        let depth = c.depth();
+        while self.clients[client as usize].eligible_ahead < depth {
             let c = &mut self.clients[client as usize];
             let j = c.ahead;
+            if j >= c.seq.len() {
+                break;
+            }
             c.ahead += 1;
+            if !c.eligible(j) {
+                continue;
+            }
+            c.eligible_ahead += 1;
             let b = c.seq[j];
-            if !c.is_write(j) && self.client_state[b as usize] == CLIENT_NONE {
+            if self.client_state[b as usize] == CLIENT_NONE {
                 self.fetch(client, b);
             }
         }
@@ -660,6 +718,7 @@ impl Topology {
             // at 0: TIP's first fetches (blocks 1..x in the paper's numbering)
             // and IPODS's first pipeline batch
             c.ahead = 0;
+            c.eligible_ahead = 0;
             self.look_ahead(client);
             if let Some(plan) = self.plan {
                 let start = (plan.pstart - 1) as usize;
@@ -716,7 +775,14 @@ impl Topology {
             self.consume(client);
             return;
         }
-        match self.client_state[b as usize] {
+        let state = self.client_state[b as usize];
+        if let Some(e) = self.clients[client as usize].lru_est.as_mut() {
+            if state == CLIENT_NONE {
+                e.missed(b);
+            }
+            e.read();
+        }
+        match state {
             CLIENT_PRESENT => self.consume(client),
             CLIENT_IN_FLIGHT => self.clients[client as usize].waiting = true,
             _ => {
@@ -819,6 +885,9 @@ impl Topology {
             }
         }
         let c = &mut self.clients[client as usize];
+        if j < c.ahead && c.eligible(j) {
+            c.eligible_ahead -= 1;
+        }
         c.next += 1;
         if c.next < c.seq.len() {
             c.due_ns = now + self.t_unit_ns;
@@ -840,10 +909,14 @@ impl Topology {
         }
         c.lru.insert(c.stamp, b);
         c.stamp += 1;
-        while c.consumed_present > c.cache_blocks.saturating_sub(c.depth_tip as u64).max(1) {
+        let room = c.cache_blocks.saturating_sub(c.depth() as u64).max(1);
+        while c.consumed_present > room {
             let Some((_, victim)) = c.lru.pop_first() else { break };
             c.lru_stamp.remove(&victim);
             c.consumed_present -= 1;
+            if let Some(e) = c.lru_est.as_mut() {
+                e.evicted(victim);
+            }
             if self.client_state[victim as usize] == CLIENT_PRESENT {
                 self.client_state[victim as usize] = CLIENT_NONE;
             }
@@ -872,6 +945,10 @@ impl Topology {
             "nodes": self.nodes.len(),
             "max_bw": self.max_bw,
             "x_cache": first.map_or(0, |c| c.depth_tip),
+            "tip_depth_at_end": first.map_or(0, |c| c.depth()),
+            "cost_benefit_depth": first.and_then(|c| c.lru_est.as_ref()).map(|e| e.depth()).filter(|&d| d != u64::MAX),
+            "lru_ghost_hits": self.clients.iter().filter_map(|c| c.lru_est.as_ref()).map(|e| e.ghost_hits()).sum::<u64>(),
+            "hinted_accesses": self.clients.iter().map(|c| (0..c.seq.len()).filter(|&j| c.is_hinted(j)).count()).sum::<usize>(),
             "t_unit_s": s(self.t_unit_ns),
             "t_hdd_net_s": s(self.nominal.t_hdd_net_ns),
             "t_ss_net_s": s(self.nominal.t_ss_net_ns),

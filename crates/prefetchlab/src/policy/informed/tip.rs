@@ -94,6 +94,96 @@ pub fn cost_benefit_depth(limit: u64, hit_rate: impl Fn(u64) -> f64) -> u64 {
     }
 }
 
+/// TIP's estimate of what the LRU cache loses per buffer (§8.1): a ghost
+/// list of the last [`LRU_GHOST_BLOCKS`] blocks the cache evicted; a demand
+/// miss on the block evicted `k` evictions ago is a hit the `k`-th buffer
+/// beyond the cache's end would have had, standing for the `k`-th buffer
+/// before it. Ghost hits are counted per read in power-of-two bands of `k`,
+/// halved every [`DECAY_READS`] reads, and the cost–benefit depth is worked
+/// out again every [`REPLAN_READS`] reads. Shared by TIP on the single host
+/// and on a `[topology]`'s clients.
+#[derive(Debug)]
+pub struct LruEstimator {
+    ghost: FifoSet,
+    /// Ghost hits per band of depth, decayed.
+    hits: [f64; BANDS],
+    /// Reads, decayed.
+    reads_decayed: f64,
+    reads: u64,
+    ghost_hits: u64,
+    /// The most buffers the depth may reach.
+    limit: u64,
+    /// The cost–benefit depth as last worked out (`u64::MAX`: unbounded).
+    x_star: u64,
+}
+
+impl LruEstimator {
+    /// An estimator whose depth is at most `limit` buffers.
+    pub fn new(limit: u64) -> LruEstimator {
+        LruEstimator {
+            ghost: FifoSet::new(),
+            hits: [0.0; BANDS],
+            reads_decayed: 0.0,
+            reads: 0,
+            ghost_hits: 0,
+            limit: limit.min(LRU_GHOST_BLOCKS as u64),
+            x_star: u64::MAX,
+        }
+    }
+
+    /// The cache evicted `block`, a block that was read.
+    pub fn evicted(&mut self, block: u64) {
+        self.ghost.insert(block);
+        self.ghost.trim(LRU_GHOST_BLOCKS);
+    }
+
+    /// A demand read missed `block`.
+    pub fn missed(&mut self, block: u64) {
+        if let Some(k) = self.ghost.remove_age(block) {
+            self.hits[band(k)] += 1.0;
+            self.ghost_hits += 1;
+        }
+    }
+
+    /// Counts one read (after its misses), decays and replans.
+    pub fn read(&mut self) {
+        self.reads_decayed += 1.0;
+        self.reads += 1;
+        if self.reads.is_multiple_of(DECAY_READS) {
+            self.hits.iter_mut().for_each(|h| *h /= 2.0);
+            self.reads_decayed /= 2.0;
+        }
+        if self.reads.is_multiple_of(REPLAN_READS) {
+            self.x_star = cost_benefit_depth(self.limit, |k| self.marginal_hit_rate(k));
+        }
+    }
+
+    /// `ΔH(k)`: the estimated hit rate of the `k`-th buffer from the LRU
+    /// end, per read (its band's ghost hits shared by the band's buffers).
+    pub fn marginal_hit_rate(&self, k: u64) -> f64 {
+        if self.reads_decayed == 0.0 || k as usize > LRU_GHOST_BLOCKS {
+            return 0.0;
+        }
+        let b = band(k);
+        self.hits[b] / (self.reads_decayed * (1u64 << b) as f64)
+    }
+
+    /// The cost–benefit depth `x*` (`u64::MAX` while no buffer costs anything).
+    pub fn depth(&self) -> u64 {
+        self.x_star
+    }
+
+    /// Whether no evicted block is remembered (a miss then needs no lookup).
+    pub fn is_empty(&self) -> bool {
+        self.ghost.is_empty()
+    }
+
+    /// Demand misses on the ghost list so far.
+    pub fn ghost_hits(&self) -> u64 {
+        self.ghost_hits
+    }
+}
+
 /// One hinted read, in array blocks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Hint {
@@ -120,7 +210,6 @@ struct Counters {
     prefetched_blocks: u64,
     completions_timed: u64,
     reads: u64,
-    lru_ghost_hits: u64,
 }
 
 /// TIP.
@@ -134,14 +223,8 @@ pub struct Tip {
     /// Prefetches in flight: the hint's first block → (its end, issue time).
     in_flight: BTreeMap<u64, (u64, u64)>,
     depth_max: u64,
-    /// Read blocks the cache evicted lately, and the decayed counts of
-    /// misses on them and of reads.
-    lru_ghost: FifoSet,
-    /// Ghost hits per band of depth, decayed.
-    ghost_hits: [f64; BANDS],
-    reads: f64,
-    /// The cost–benefit depth as last worked out.
-    x_star: u64,
+    /// The LRU side's cost per buffer, and the cost–benefit depth.
+    lru: LruEstimator,
     n: Counters,
 }
 
@@ -187,18 +270,17 @@ impl Tip {
             }
             streams[s].hints.push(Hint { block, blocks: end - block });
         }
+        let x_cache = if i.x_cache == 0 { MAX_INFORMED_DEPTH as u64 } else { i.x_cache as u64 };
+        let cache_half = (cfg.array_cache.capacity_blocks() / 2).max(1);
         Ok(Tip {
             streams,
             t_unit_ns: i.t_cpu.0,
             t_disk_ns: i.t_disk.0,
-            x_cache: if i.x_cache == 0 { MAX_INFORMED_DEPTH as u64 } else { i.x_cache as u64 },
-            cache_half: (cfg.array_cache.capacity_blocks() / 2).max(1),
+            x_cache,
+            cache_half,
             in_flight: BTreeMap::new(),
             depth_max: 0,
-            lru_ghost: FifoSet::new(),
-            ghost_hits: [0.0; BANDS],
-            reads: 0.0,
-            x_star: u64::MAX,
+            lru: LruEstimator::new(x_cache.min(cache_half)),
             n: Counters::default(),
         })
     }
@@ -212,41 +294,25 @@ impl Tip {
         }
     }
 
-    /// `ΔH(k)`: the estimated hit rate of the `k`-th buffer from the LRU
-    /// end, per read (its band's ghost hits shared by the band's buffers).
+    /// `ΔH(k)` of the LRU side ([`LruEstimator::marginal_hit_rate`]).
     pub fn marginal_hit_rate(&self, k: u64) -> f64 {
-        if self.reads == 0.0 || k as usize > LRU_GHOST_BLOCKS {
-            return 0.0;
-        }
-        let b = band(k);
-        self.ghost_hits[b] / (self.reads * (1u64 << b) as f64)
+        self.lru.marginal_hit_rate(k)
     }
 
     /// Hinted reads fetched ahead of the application now.
     pub fn depth(&self) -> u64 {
-        self.horizon().min(self.x_cache).min(self.x_star).min(self.cache_half)
+        self.horizon().min(self.x_cache).min(self.lru.depth()).min(self.cache_half)
     }
 
     /// A read: misses on the LRU ghost list, and the decay.
     fn count(&mut self, a: &BlockAccess) {
-        if !a.hit && !self.lru_ghost.is_empty() {
+        if !a.hit && !self.lru.is_empty() {
             for b in a.first_miss..a.miss_end {
-                if let Some(k) = self.lru_ghost.remove_age(b) {
-                    self.ghost_hits[band(k)] += 1.0;
-                    self.n.lru_ghost_hits += 1;
-                }
+                self.lru.missed(b);
             }
         }
-        self.reads += 1.0;
         self.n.reads += 1;
-        if self.n.reads.is_multiple_of(DECAY_READS) {
-            self.ghost_hits.iter_mut().for_each(|h| *h /= 2.0);
-            self.reads /= 2.0;
-        }
-        if self.n.reads.is_multiple_of(REPLAN_READS) {
-            let limit = (LRU_GHOST_BLOCKS as u64).min(self.x_cache).min(self.cache_half);
-            self.x_star = cost_benefit_depth(limit, |k| self.marginal_hit_rate(k));
-        }
+        self.lru.read();
     }
 }
 
@@ -285,8 +351,7 @@ impl BlockPrefetch for Tip {
 
     fn on_evict(&mut self, ctx: &mut dyn BlockContext, block: u64, unused_prefetch: bool) {
         if !unused_prefetch && !ctx.is_cached(block) {
-            self.lru_ghost.insert(block);
-            self.lru_ghost.trim(LRU_GHOST_BLOCKS);
+            self.lru.evicted(block);
         }
     }
 
@@ -319,8 +384,8 @@ impl BlockPrefetch for Tip {
             "prefetches": self.n.prefetches,
             "prefetched_blocks": self.n.prefetched_blocks,
             "completions_timed": self.n.completions_timed,
-            "lru_ghost_hits": self.n.lru_ghost_hits,
-            "cost_benefit_depth_reads": match self.x_star {
+            "lru_ghost_hits": self.lru.ghost_hits(),
+            "cost_benefit_depth_reads": match self.lru.depth() {
                 u64::MAX => serde_json::Value::Null,
                 x => x.into(),
             },
