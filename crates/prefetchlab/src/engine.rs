@@ -310,7 +310,7 @@ impl Engine {
         let memory_pages = cfg.host.memory.pages();
         let cache = PageCache::new(memory_pages, &file_pages);
         let streams_n = gens.len();
-        let scheds = (0..disks).map(|_| sched::build(cfg.disk.scheduler, streams_n)).collect();
+        let scheds = sched::build_all(cfg.disk.scheduler, streams_n, disks as usize);
         let block = BlockLayer::new(&cfg.block, scheds);
         let streams = gens
             .into_iter()

@@ -8,7 +8,8 @@
 //! (`as_can_anticipate` / `as_can_break_anticipation`); the wait is *broken* —
 //! and the candidate dispatched — by:
 //! * a request from P itself (any direction: a write from P means P will not
-//!   read soon), or P already having requests queued;
+//!   read soon), or P already having requests queued — in any disk's queue,
+//!   not only this one (see *Per-process history*);
 //! * the wait having run `antic_expire` since P's read completed;
 //! * a read "close" to where the last read of the batch ended (`as_close_req`):
 //!   within 8192 sectors (4 MiB) ahead or 4096 behind, a window that doubles
@@ -25,14 +26,23 @@
 //! before starting the timer; that state answers [`Pick::Idle`] — a completion
 //! is pending and the queue asks again after it.
 //!
-//! **Per-stream history** (`as_update_iohist`, at each read's arrival), in the
+//! **Per-process history** (`as_update_iohist`, at each read's arrival), in the
 //! kernel's fixed point (1.0 = 256) decaying averages with weight 7/8 for the
 //! past: the think time — from P's last read completion to its next read,
 //! counted only when P has nothing queued, else 0 — capped at `MAX_THINKTIME`
 //! = 20 ms; and the seek distance from the end of P's previous read to the
 //! start of this one, clipped to 4 × mean + 1 GiB for the first samples and
-//! 4 × mean + 64 MiB after. Kept in a flat `Vec` indexed by stream, grown when
-//! a larger id appears.
+//! 4 × mean + 64 MiB after. This state is the kernel's `as_io_context`, which
+//! hangs off the *task's* `io_context` (`as_get_io_context`), not off a queue:
+//! one per process, shared by the schedulers of every disk the process reads
+//! from ([`IoContexts`], built once per array by `sched::build_all`). So, as in
+//! 2.6.18 below md, P's queued count (`aic->nr_queued`) counts its reads in
+//! every member's queue, its think time runs from its last completion on any
+//! disk to its next read on any disk, and its seek distance is taken from the
+//! end of its previous read whatever disk that was on. The queue-wide means of
+//! new processes' first samples (`new_ttime_mean`, `new_seek_mean`) and
+//! everything else stay per queue (`as_data`). Kept in a flat `Vec` indexed by
+//! stream, grown when a larger id appears.
 //!
 //! **Batches and deadlines** (`as_dispatch_request`). Reads and writes are
 //! served in batches: a read batch runs `read_batch_expire` = 500 ms, a write
@@ -55,8 +65,11 @@
 //!   (`exit_prob`, `exit_no_coop`) never fire and are left out.
 //! * A dispatched request goes straight to the device, so the kernel's
 //!   per-process `nr_dispatched` (requests on the dispatch list not yet taken
-//!   by the driver) is always zero; the scheduler-wide count of requests on the
-//!   device (`nr_dispatched` of `as_data`) is kept.
+//!   by the driver: raised in `as_move_to_dispatch`, lowered in
+//!   `as_activate_request`) is always zero; the scheduler-wide count of
+//!   requests on the device (`nr_dispatched` of `as_data`) is kept.
+//! * A stream is a process (2.6.18 gives every task its own `io_context`;
+//!   threads share one only from 2.6.25's CLONE_IO).
 //! * Times are nanoseconds; where the kernel counts jiffies inside a formula
 //!   (the close window doubling per jiffy) a jiffy is 1 ms. Means are rounded
 //!   to nearest.
@@ -77,6 +90,8 @@
 use super::{Head, Pick, Queued, Scheduler};
 use crate::sim::TimeNs;
 use crate::units::NS_PER_MS;
+use std::cell::RefCell;
+use std::rc::Rc;
 
 /// Longest wait for the anticipated stream's next read (HZ/150).
 pub const ANTIC_EXPIRE_NS: TimeNs = 6 * NS_PER_MS;
@@ -115,7 +130,7 @@ enum AnticStatus {
 
 /// One stream's I/O history (the kernel's `as_io_context`).
 #[derive(Debug, Clone, Copy, Default)]
-struct StreamStats {
+pub struct StreamStats {
     ttime_total: u64,
     ttime_samples: u64,
     ttime_mean_ns: u64,
@@ -134,9 +149,23 @@ struct StreamStats {
     nr_queued: u32,
 }
 
+/// The per-process half of AS: every stream's `as_io_context`, one table
+/// shared by the schedulers of all disk queues, as the kernel hangs it off
+/// the task's `io_context` (`as_get_io_context`), not off a queue.
+#[derive(Clone, Default)]
+pub struct IoContexts(Rc<RefCell<Vec<StreamStats>>>);
+
+impl IoContexts {
+    /// A table for `streams` streams (larger ids grow it).
+    pub fn new(streams: usize) -> Self {
+        IoContexts(Rc::new(RefCell::new(vec![StreamStats::default(); streams])))
+    }
+}
+
 /// The anticipatory scheduler's state for one queue.
 pub struct Anticipatory {
-    streams: Vec<StreamStats>,
+    /// The per-process histories and counts, shared with the other queues.
+    streams: IoContexts,
     /// By request id: is it in the queue? (To tell merges from arrivals
     /// without searching; ids are the queue's slab handles, so few.)
     is_queued: Vec<bool>,
@@ -206,10 +235,17 @@ enum Step {
 
 impl Anticipatory {
     /// A scheduler for a disk served by `streams` streams (ids `0..streams`;
-    /// larger ids are accepted and grow the tables).
+    /// larger ids are accepted and grow the tables), with its own table of
+    /// process histories (a single disk; see [`Anticipatory::sharing`]).
     pub fn new(streams: usize) -> Self {
+        Self::sharing(IoContexts::new(streams))
+    }
+
+    /// A scheduler for one of several queues whose requests come from the
+    /// same processes: `contexts` is the table every queue's scheduler shares.
+    pub fn sharing(contexts: IoContexts) -> Self {
         Anticipatory {
-            streams: vec![StreamStats::default(); streams],
+            streams: contexts,
             is_queued: Vec::with_capacity(1024),
             nr_queued_dir: [0; 2],
             antic_status: AnticStatus::Off,
@@ -235,9 +271,15 @@ impl Anticipatory {
 
     fn ensure_stream(&mut self, stream: u32) {
         let need = stream as usize + 1;
-        if self.streams.len() < need {
-            self.streams.resize(need, StreamStats::default());
+        let mut t = self.streams.0.borrow_mut();
+        if t.len() < need {
+            t.resize(need, StreamStats::default());
         }
+    }
+
+    /// A copy of one stream's history and counts.
+    fn st(&self, stream: usize) -> StreamStats {
+        self.streams.0.borrow()[stream]
     }
 
     /// The next request of one direction in elevator order (`as_choose_req`
@@ -312,7 +354,8 @@ impl Anticipatory {
 
     /// `as_update_thinktime`.
     fn update_thinktime(&mut self, stream: usize, ttime_ns: u64) {
-        let st = &mut self.streams[stream];
+        let mut t = self.streams.0.borrow_mut();
+        let st = &mut t[stream];
         if st.ttime_samples == 0 {
             self.new_ttime_total = (7 * self.new_ttime_total + FIXED_ONE * ttime_ns) / 8;
             self.new_ttime_mean_ns = self.new_ttime_total / FIXED_ONE;
@@ -324,7 +367,8 @@ impl Anticipatory {
 
     /// `as_update_seekdist`.
     fn update_seekdist(&mut self, stream: usize, sdist: u64) {
-        let st = &mut self.streams[stream];
+        let mut t = self.streams.0.borrow_mut();
+        let st = &mut t[stream];
         if st.seek_samples == 0 {
             self.new_seek_total =
                 (7 * self.new_seek_total).saturating_add(FIXED_ONE.saturating_mul(sdist)) / 8;
@@ -343,7 +387,7 @@ impl Anticipatory {
         if req.write {
             return;
         }
-        let st = self.streams[stream];
+        let st = self.st(stream);
         if st.io_running || st.io_started {
             let mut ttime_ns = 0;
             if st.io_running && st.nr_queued == 0 {
@@ -352,7 +396,8 @@ impl Anticipatory {
             self.update_thinktime(stream, ttime_ns);
             self.update_seekdist(stream, req.lba_sector.abs_diff(st.last_request_end));
         }
-        let st = &mut self.streams[stream];
+        let mut t = self.streams.0.borrow_mut();
+        let st = &mut t[stream];
         st.last_request_end = req.end_sector;
         st.io_started = true;
     }
@@ -379,7 +424,7 @@ impl Anticipatory {
             return true;
         }
         let seek = last.abs_diff(next);
-        let st = &self.streams[p];
+        let st = self.st(p);
         let expected = if st.seek_samples == 0 { self.new_seek_mean_sectors } else { st.seek_mean_sectors };
         expected > seek
     }
@@ -397,7 +442,9 @@ impl Anticipatory {
         if self.ioc_finished && self.antic_expired(now_ns) {
             return true;
         }
-        if self.streams[p].nr_queued > 0 {
+        // Counted over every queue: the process has a read waiting on any
+        // disk (`atomic_read(&aic->nr_queued) > 0`).
+        if self.st(p).nr_queued > 0 {
             return true;
         }
         if let Some(r) = req {
@@ -407,7 +454,7 @@ impl Anticipatory {
                 return true;
             }
         }
-        let st = &self.streams[p];
+        let st = self.st(p);
         if st.ttime_samples == 0 {
             self.new_ttime_mean_ns > ANTIC_EXPIRE_NS
         } else {
@@ -462,7 +509,8 @@ impl Anticipatory {
     /// Whether the queued counts agree with the queue (what the scheduler
     /// is told by `on_add` and `on_dispatch` is all that changes it).
     fn counts_match(&self, queue: &[Queued]) -> bool {
-        let mut per_stream = vec![0u32; self.streams.len()];
+        let t = self.streams.0.borrow();
+        let mut per_stream = vec![0u32; t.len()];
         let mut per_dir = [0u32; 2];
         for r in queue {
             match per_stream.get_mut(r.stream as usize) {
@@ -474,7 +522,8 @@ impl Anticipatory {
         per_dir == self.nr_queued_dir
             && self.is_queued.iter().filter(|&&q| q).count() == queue.len()
             && queue.iter().all(|r| self.is_queued.get(r.id as usize) == Some(&true))
-            && self.streams.iter().zip(&per_stream).all(|(st, &n)| st.nr_queued == n)
+            // the other queues' requests count too
+            && t.iter().zip(&per_stream).all(|(st, &n)| st.nr_queued >= n)
     }
 
     /// The batch logic of `as_dispatch_request` up to the choice of a request.
@@ -581,7 +630,7 @@ impl Scheduler for Anticipatory {
         self.is_queued[id] = true;
         self.ensure_stream(req.stream);
         self.update_iohist(req.stream as usize, req, now_ns);
-        self.streams[req.stream as usize].nr_queued += 1;
+        self.streams.0.borrow_mut()[req.stream as usize].nr_queued += 1;
         self.nr_queued_dir[dir(req.write)] += 1;
         if matches!(self.antic_status, AnticStatus::WaitReq | AnticStatus::WaitNext)
             && self.can_break_anticipation(Some(req), now_ns)
@@ -605,8 +654,10 @@ impl Scheduler for Anticipatory {
             *q = false;
             self.nr_queued_dir[dir(req.write)] -= 1;
         }
-        let st = &mut self.streams[req.stream as usize];
+        let mut t = self.streams.0.borrow_mut();
+        let st = &mut t[req.stream as usize];
         st.nr_queued = st.nr_queued.saturating_sub(1);
+        drop(t);
         self.nr_dispatched += 1;
     }
 
@@ -635,7 +686,8 @@ impl Scheduler for Anticipatory {
             }
         }
         if !req.write {
-            let st = &mut self.streams[req.stream as usize];
+            let mut t = self.streams.0.borrow_mut();
+            let st = &mut t[req.stream as usize];
             st.io_running = true;
             st.last_end_request_ns = now_ns;
         }
@@ -661,6 +713,11 @@ mod tests {
     impl Harness {
         fn new() -> Self {
             Harness { s: Anticipatory::new(2), queue: Vec::new(), next_id: 0 }
+        }
+
+        /// One disk of several whose schedulers share `contexts`.
+        fn sharing(contexts: &IoContexts) -> Self {
+            Harness { s: Anticipatory::sharing(contexts.clone()), queue: Vec::new(), next_id: 0 }
         }
 
         /// A request arrives; returns its id.
@@ -801,12 +858,12 @@ mod tests {
     fn a_close_read_from_another_stream_ends_the_wait() {
         let (mut h, last, done, other) = sequential_reader_then_other(500_000);
         assert_eq!(h.pick(done + 10 * US), Pick::WaitUntil(done + ANTIC_EXPIRE_NS));
-        let seeks_before = h.s.streams[0].seek_samples;
+        let seeks_before = h.s.st(0).seek_samples;
         // Stream 2 reads 100 sectors past where stream 0 stopped.
         let near = h.add(2, last.end_sector + 100, false, done + MS);
         assert_eq!(h.pick_id(done + MS), Ok(near));
         // It counted as a sample of stream 0's history (cooperating streams).
-        assert!(h.s.streams[0].seek_samples > seeks_before);
+        assert!(h.s.st(0).seek_samples > seeks_before);
         h.dispatch_id(near, done + MS);
         assert_eq!(h.queue[0].id, other);
     }
@@ -816,7 +873,7 @@ mod tests {
         let mut h = Harness::new();
         // Same reader, but 10 ms between a completion and the next read.
         let (last, done) = h.reader(0, 1_000, LEN, 10, 0, MS, 10 * MS);
-        assert!(h.s.streams[0].ttime_mean_ns > ANTIC_EXPIRE_NS);
+        assert!(h.s.st(0).ttime_mean_ns > ANTIC_EXPIRE_NS);
         let other = h.add(1, last.end_sector + 500_000, false, done + 10 * US);
         assert_eq!(h.pick_id(done + 10 * US), Ok(other));
     }
@@ -825,7 +882,7 @@ mod tests {
     fn think_time_is_capped_at_max_thinktime() {
         let mut h = Harness::new();
         h.reader(0, 1_000, LEN, 40, 0, MS, 1_000 * MS);
-        let mean = h.s.streams[0].ttime_mean_ns;
+        let mean = h.s.st(0).ttime_mean_ns;
         // Each 1 s sample counts as 20 ms. The kernel's fixed-point sample
         // count settles at 249/256, so the mean sits ~3% above the cap.
         assert!(mean > 19 * MS && mean < 21 * MS, "mean {mean}");
@@ -836,7 +893,7 @@ mod tests {
         let mut h = Harness::new();
         // Short think times, but each read 1 Mi sectors from the last.
         let (last, done) = h.reader(0, 1_000, 1 << 20, 10, 0, MS, 100 * US);
-        assert!(h.s.streams[0].seek_mean_sectors > 900_000);
+        assert!(h.s.st(0).seek_mean_sectors > 900_000);
         // The same other read that a sequential reader would make us wait
         // out (see above) is nearer than this stream's usual seek: serve it.
         let other = h.add(1, last.end_sector + 500_000, false, done + 10 * US);
@@ -955,24 +1012,86 @@ mod tests {
     fn a_merge_is_not_a_new_arrival() {
         let mut h = Harness::new();
         h.reader(0, 1_000, LEN, 3, 0, MS, 100 * US);
-        let before = (h.s.streams[0].ttime_samples, h.s.streams[0].nr_queued);
+        let before = (h.s.st(0).ttime_samples, h.s.st(0).nr_queued);
         let id = h.add(0, 10_000, false, 10 * MS);
-        let after_add = h.s.streams[0].ttime_samples;
+        let after_add = h.s.st(0).ttime_samples;
         assert!(after_add > before.0);
         // The queue grows the request and reports it again.
         h.queue[0].end_sector += LEN;
         let merged = h.queue[0];
         h.s.on_add(&merged, 11 * MS);
-        assert_eq!(h.s.streams[0].ttime_samples, after_add);
-        assert_eq!(h.s.streams[0].nr_queued, before.1 + 1);
+        assert_eq!(h.s.st(0).ttime_samples, after_add);
+        assert_eq!(h.s.st(0).nr_queued, before.1 + 1);
         assert_eq!(h.pick_id(11 * MS), Ok(id));
+    }
+
+    /// Disk A anticipates stream 0 (a sequential reader with short think
+    /// times) against a far read of stream 1; then stream 0's next read goes
+    /// to disk B (`on_b`: whether it waits in B's queue) and a second far read
+    /// of stream 1 arrives at A. Returns A's answer after that arrival.
+    fn anticipation_with_a_read_on_another_disk(on_b: bool, shared: bool) -> Pick {
+        let ctx = IoContexts::new(2);
+        let (mut a, mut b) = if shared {
+            (Harness::sharing(&ctx), Harness::sharing(&ctx))
+        } else {
+            (Harness::new(), Harness::new())
+        };
+        let (last, done) = a.reader(0, 1_000, LEN, 10, 0, MS, 100 * US);
+        a.add(1, last.end_sector + 500_000, false, done + 10 * US);
+        assert_eq!(a.pick(done + 10 * US), Pick::WaitUntil(done + ANTIC_EXPIRE_NS));
+        if on_b {
+            b.add(0, 77_000, false, done + 200 * US);
+        }
+        a.add(1, last.end_sector + 600_000, false, done + 300 * US);
+        a.pick(done + 300 * US)
+    }
+
+    #[test]
+    fn a_read_queued_on_another_disk_ends_the_wait() {
+        // as_can_break_anticipation: `atomic_read(&aic->nr_queued) > 0`, the
+        // process's count over every queue: the far arrival is served.
+        assert!(matches!(anticipation_with_a_read_on_another_disk(true, true), Pick::Dispatch(_)));
+        // Control: with nothing queued anywhere the wait goes on.
+        let waiting = anticipation_with_a_read_on_another_disk(false, true);
+        assert!(matches!(waiting, Pick::WaitUntil(_)), "{waiting:?}");
+        // Tables per queue (the old model) do not see disk B's read.
+        let per_queue = anticipation_with_a_read_on_another_disk(true, false);
+        assert!(matches!(per_queue, Pick::WaitUntil(_)), "{per_queue:?}");
+    }
+
+    #[test]
+    fn think_time_and_seek_run_across_disks() {
+        let ctx = IoContexts::new(2);
+        let (mut a, mut b) = (Harness::sharing(&ctx), Harness::sharing(&ctx));
+        // Stream 0 reads once on disk A, completing at 1 ms; its next read
+        // goes to disk B 3 ms later, at the same offset on that disk.
+        let r = a.add(0, 5_000, false, 0);
+        let r = a.serve(r, 0);
+        a.complete(&r, MS);
+        b.add(0, 5_000 + LEN, false, 4 * MS);
+        // One sample each, from A's completion and A's request: 3 ms, 0 sectors.
+        let st = b.s.st(0);
+        assert_eq!((st.ttime_samples, st.ttime_mean_ns), (32, 3 * MS));
+        assert_eq!((st.seek_samples, st.seek_mean_sectors), (32, 0));
+        assert_eq!(a.s.st(0).ttime_mean_ns, 3 * MS, "one table for both disks");
+        // With a read of stream 0 queued on A, a read on B thinks 0.
+        let ctx = IoContexts::new(2);
+        let (mut a, mut b) = (Harness::sharing(&ctx), Harness::sharing(&ctx));
+        let r = a.add(0, 5_000, false, 0);
+        let r = a.serve(r, 0);
+        a.complete(&r, MS);
+        a.add(0, 9_000, false, 2 * MS);
+        b.add(0, 5_000 + LEN, false, 4 * MS);
+        // Samples 1 ms (A's read, after A's completion) then 0 (B's, with
+        // A's queued): totals 32 ms then 28 ms over 32 then 60 (fixed point).
+        assert_eq!(b.s.st(0).ttime_mean_ns, (28 * MS + 30) / 60);
     }
 
     #[test]
     fn stream_tables_grow_for_larger_ids() {
         let mut h = Harness::new();
         let id = h.add(40, 1_000, false, 0);
-        assert!(h.s.streams.len() >= 41);
+        assert!(h.s.streams.0.borrow().len() >= 41);
         assert_eq!(h.pick_id(0), Ok(id));
     }
 }

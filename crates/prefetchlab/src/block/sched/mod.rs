@@ -82,6 +82,26 @@ pub fn build(kind: SchedulerKind, streams: usize) -> Box<dyn Scheduler> {
     }
 }
 
+/// The schedulers of `disks` queues fed by the same `streams` streams. Each
+/// queue has its own scheduler; the anticipatory ones share one table of
+/// per-process state (`as_io_context` hangs off the task, not the queue, so
+/// a process's think time, seek distance and queued reads are counted over
+/// every disk it reads from). CFQ's per-process state is per queue in the
+/// kernel too (a `cfq_io_context` per process and queue).
+pub fn build_all(kind: SchedulerKind, streams: usize, disks: usize) -> Vec<Box<dyn Scheduler>> {
+    match kind {
+        SchedulerKind::Anticipatory => {
+            let contexts = anticipatory::IoContexts::new(streams);
+            (0..disks)
+                .map(|_| {
+                    Box::new(anticipatory::Anticipatory::sharing(contexts.clone())) as Box<dyn Scheduler>
+                })
+                .collect()
+        }
+        _ => (0..disks).map(|_| build(kind, streams)).collect(),
+    }
+}
+
 /// An 8-sector read request of stream 0 arriving at `id` ns, for the schedulers' tests.
 #[cfg(test)]
 pub(crate) fn queued(id: u32, lba_sector: u64) -> Queued {
