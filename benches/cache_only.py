@@ -145,6 +145,7 @@ def bench_libcachesim(repeat: int, scratch: Path) -> None:
 def _generated(records: int, scratch: Path) -> Path:
     out = scratch / f"generated-{records}.spc.gz"
     if not out.exists():
+        scratch.mkdir(parents=True, exist_ok=True)
         subprocess.run(
             ["cargo", "build", "--release", "--quiet", "-p", "prefetchlab", "--example", "gen_trace"],
             cwd=REPO,
