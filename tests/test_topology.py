@@ -115,7 +115,7 @@ def test_the_run_header_describes_the_topology() -> None:
     from prefetchlab._table import describe_config
 
     line = describe_config(prefetchlab.resolve(FIG2))
-    assert line.startswith("topology: 20 node(s) of 75 MB/s device over 60 MB/s device")
+    assert line.startswith("topology: 1 client(s) with 8 GiB of cache each; 20 node(s) of 75 MB/s device")
     assert "informed ipods X_cache 2 Max_BW 5" in line
 
 

@@ -301,7 +301,9 @@ def _describe_topology(config: dict[str, Any]) -> str:
     net = topo["network"]
     policy = inf["policy"]
     if policy != "none":
-        policy += f" X_cache {inf['x_cache'] or 'horizon'}"
+        policy += f" X_cache {inf['x_cache'] or 'by cost and benefit'}"
+        if inf.get("hint_fraction", 1.0) < 1.0:
+            policy += f", {inf['hint_fraction']:g} of the reads hinted"
         if inf["policy"] == "ipods":
             policy += f" Max_BW {inf['max_bw'] or 'nodes'}"
     hints = (
@@ -309,9 +311,14 @@ def _describe_topology(config: dict[str, Any]) -> str:
         if w["kind"] == "trace"
         else f"{w['kind']} over {fmt_bytes(w['file_size'])}"
     )
+    clients = topo.get("clients") or [{"count": 1, "cache": 1 << 30}]
+    count = sum(c.get("count", 1) for c in clients)
+    caches = ", ".join(sorted({fmt_bytes(c["cache"]) for c in clients}))
+    who = f"{count} client(s) with {caches} of cache each"
     return (
-        f"topology: {nodes}; blocks of {fmt_bytes(topo['block'])}; links {net['bandwidth'] / 1e6:g} MB/s, "
-        f"{net['latency'] / 1e3:g} µs; informed {policy}, T_unit {inf['t_cpu'] / 1e9:g} s; hinted {hints}"
+        f"topology: {who}; {nodes}; blocks of {fmt_bytes(topo['block'])}; "
+        f"links {net['bandwidth'] / 1e6:g} MB/s, {net['latency'] / 1e3:g} µs; "
+        f"informed {policy}, T_unit {inf['t_cpu'] / 1e9:g} s; hinted {hints}"
     )
 
 
