@@ -245,8 +245,6 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_validate_disk(args: argparse.Namespace) -> int:
-    from prefetchlab._table import render
-
     overrides = [parse_override(o) for o in args.overrides]
     for what, p in (("drive spec", args.spec), ("trace", args.trace)):
         if not Path(p).exists():
@@ -256,6 +254,8 @@ def cmd_validate_disk(args: argparse.Namespace) -> int:
         keys = ("rms_ms", "mean_sim_ms", "mean_real_ms", "requests", "rms_exact_ms", "classes")
         print(json.dumps({k: v[k] for k in keys}))
         return 0
+    from prefetchlab._table import render  # the tables only (not imported for --json)
+
     rows = [
         ["rms demerit", f"{v['rms_ms']:.4f}", "ms"],
         ["rms demerit, exact distribution", f"{v['rms_exact_ms']:.4f}", "ms"],
