@@ -1091,6 +1091,14 @@ impl Config {
         for set in sets {
             apply_set(&mut tree, set)?;
         }
+        // `[fs] aging = N` is short for `[fs.aging] ops = N`
+        if let Some(fs) = tree.get_mut("fs").and_then(toml::Value::as_table_mut) {
+            if let Some(&toml::Value::Integer(n)) = fs.get("aging") {
+                let mut t = toml::map::Map::new();
+                t.insert("ops".into(), toml::Value::Integer(n));
+                fs.insert("aging".into(), toml::Value::Table(t));
+            }
+        }
         let mut cfg: Config = match serde_path_to_error::deserialize(tree.clone()) {
             Ok(cfg) => cfg,
             Err(e) => return Err(type_error(&tree, e)),
@@ -2464,6 +2472,9 @@ mod tests {
         refused("", &["fs.aging.ops=10", "fs.layout=fragmented"], "fs.aging");
         refused("", &["fs.aging.ops=10", "fs.file_gap=4096"], "fs.aging");
         refused("", &["fs.aging.age=10"], "fs.aging.age");
+        refused("", &["fs.aging=-1"], "fs.aging.ops");
+        let short = Config::from_toml("[fs]\naging = 5000\n", &[]).unwrap();
+        assert_eq!(short.fs.aging, AgingConfig { ops: 5000, ..AgingConfig::default() });
         refused("", &["host.memory=4095"], "host.memory");
         refused("", &["workload.streams=0"], "workload.streams");
         let e = refused("", &["workload.streams=4097"], "workload.streams");
