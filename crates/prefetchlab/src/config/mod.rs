@@ -288,6 +288,9 @@ pub const MAX_FILESET_FILES: u32 = 10_000_000;
 /// The most storage nodes a topology has.
 pub const MAX_STORAGE_NODES: u64 = 4096;
 
+/// The most create/delete operations `fs.aging` runs.
+pub const MAX_AGING_OPS: u64 = 100_000_000;
+
 /// The most clients a `[topology]` has.
 pub const MAX_CLIENTS: u64 = 1024;
 
@@ -1748,6 +1751,15 @@ impl Config {
             ));
         }
         let a = &f.aging;
+        if a.ops > MAX_AGING_OPS {
+            return Err(Error::config(
+                "fs.aging.ops",
+                format!(
+                    "at most {MAX_AGING_OPS} create/delete operations (about a second per million), got {}",
+                    a.ops
+                ),
+            ));
+        }
         if !(0.0..1.0).contains(&a.fill) {
             return Err(Error::config(
                 "fs.aging.fill",
@@ -2473,6 +2485,7 @@ mod tests {
         refused("", &["fs.aging.ops=10", "fs.file_gap=4096"], "fs.aging");
         refused("", &["fs.aging.age=10"], "fs.aging.age");
         refused("", &["fs.aging=-1"], "fs.aging.ops");
+        refused("", &["fs.aging.ops=100000001"], "fs.aging.ops");
         let short = Config::from_toml("[fs]\naging = 5000\n", &[]).unwrap();
         assert_eq!(short.fs.aging, AgingConfig { ops: 5000, ..AgingConfig::default() });
         refused("", &["host.memory=4095"], "host.memory");

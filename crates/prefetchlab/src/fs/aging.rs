@@ -50,6 +50,10 @@ use crate::sim::Rng;
 /// Blocks per ext3 block group (4 KiB blocks: 8 × 4096 bits of bitmap).
 pub const BLOCKS_PER_GROUP: u64 = 32_768;
 
+/// The most aging files a volume holds at its fill (about 1 GiB of extent
+/// lists while aging).
+pub const MAX_AGING_FILES: u64 = 20_000_000;
+
 /// FileBench's gamma shape for file sizes.
 const GAMMA_SHAPE: f64 = 1.5;
 
@@ -175,10 +179,18 @@ pub fn place(
             blocks - target.min(blocks)
         )));
     }
+    let mean_pages = (cfg.file_size.0 as f64 / 4096.0).max(1.0);
+    let aging_files = target as f64 / mean_pages;
+    if aging_files > MAX_AGING_FILES as f64 {
+        return Err(Error::geometry(format!(
+            "fs.aging: keeping {blocks} blocks of 4KiB {} full takes about {aging_files:.0} aging files of \
+             {} bytes, at most {MAX_AGING_FILES}: raise fs.aging.file_size or lower fs.aging.volume",
+            cfg.fill, cfg.file_size.0
+        )));
+    }
     let groups = blocks.div_ceil(BLOCKS_PER_GROUP).max(1);
     let mut space = FreeSpace::new(start_block, blocks);
     let goal = |rng: &mut Rng| start_block + rng.below(groups) * BLOCKS_PER_GROUP;
-    let mean_pages = (cfg.file_size.0 as f64 / 4096.0).max(1.0);
     // Live aging files: their extents, in one arena (swap-remove on deletion).
     let mut live: Vec<Vec<(u64, u64)>> = Vec::new();
     let create = |space: &mut FreeSpace, live: &mut Vec<Vec<(u64, u64)>>, rng: &mut Rng| -> bool {
@@ -274,6 +286,15 @@ mod tests {
         let b = place(&aging(5000, 0.6), 8, &lens, 1 << 30, |_| 0, &mut Rng::new(9)).unwrap();
         assert_eq!(a, b);
         assert!(a.iter().flatten().all(|&(s, _)| s >= 8));
+    }
+
+    #[test]
+    fn too_many_aging_files_is_a_clear_error() {
+        let mut cfg = aging(10, 0.9);
+        cfg.file_size = Size(4096);
+        cfg.volume = Size(4096 * 100_000_000);
+        let e = place(&cfg, 0, &[10], 1 << 40, |_| 0, &mut Rng::new(1)).unwrap_err();
+        assert!(e.to_string().contains("fs.aging.file_size"), "{e}");
     }
 
     #[test]
