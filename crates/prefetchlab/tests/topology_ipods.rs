@@ -234,7 +234,7 @@ fn tip_allocates_its_buffers_by_cost_and_benefit_on_a_topology() {
         (m, s)
     };
     let (cb, s) = run(&[]);
-    assert_eq!(s["hinted_accesses"].as_u64(), Some(10_000));
+    assert_eq!(s["hinted_reads"].as_u64(), Some(10_000));
     assert_eq!(s["x_cache"].as_u64(), Some(20), "the cap: half the 40-block cache");
     let depth = s["cost_benefit_depth"].as_u64().unwrap();
     assert!(depth > 1 && depth < 20 && s["lru_ghost_hits"].as_u64().unwrap() > 0, "{s}");

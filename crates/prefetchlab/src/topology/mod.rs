@@ -43,9 +43,10 @@
 //!   buffer saves beats the hit rate of the LRU buffer it takes, estimated
 //!   from demand misses on blocks the client's LRU cache evicted lately
 //!   ([`LruEstimator`], the single-host TIP's estimator); the LRU cache
-//!   holds what the depth leaves. With `informed.hint_fraction` f < 1,
-//!   access `j` is hinted when `⌊(j+1)·f⌋ > ⌊j·f⌋`; TIP and IPODS fetch and
-//!   copy hinted reads only, an unhinted one is read on demand.
+//!   holds what the depth leaves. With `informed.hint_fraction` f < 1, the
+//!   `k`-th read record is hinted when `⌊(k+1)·f⌋ > ⌊k·f⌋` (all its blocks);
+//!   TIP and IPODS fetch and copy hinted reads only, an unhinted one is read
+//!   on demand.
 //! * **IPODS** (§8.2) adds the pipeline: from the plan of
 //!   [`ipods::plan`] — `Pstart`, the `Pnext` offset and the depth
 //!   `Max_BW − X_cache`, computed from this topology's own nominal times —
@@ -53,8 +54,10 @@
 //!   time 0, and each time a pipelined block is consumed, the block `offset`
 //!   further on (decisions.md 8, 8b), unless that block is on the upper
 //!   level already. When the storage system already serves `Max_BW`
-//!   requests the copy is not made and the depth shrinks by one (the
-//!   paper's bandwidth shortage). A fetch reads the upper level when the
+//!   reads (fetches and copies in flight; writes do not count, Max_BW being
+//!   "the concurrent read requests the storage system sustains") the copy
+//!   is not made and the depth shrinks by one (the paper's bandwidth
+//!   shortage). A fetch reads the upper level when the
 //!   block's copy has arrived by the time the fetch is issued.
 //! * **Nominal times** (reported, and IPODS's plan): `T_hdd-net` = one
 //!   block read by a fresh lower device at its first block + the network;
@@ -71,7 +74,7 @@
 //! `block_policy_state` (with `copies_skipped`, `copies_discarded` and the
 //! number of clients); over all clients: `elapsed_s` is when the last one
 //! finished, `stall_s` the sum; TIP's depth at the end, its cost–benefit
-//! depth and ghost hits, and the hinted accesses in `block_policy_state`.
+//! depth and ghost hits, and the hinted reads in `block_policy_state`.
 //! Not modelled yet: TIP ejecting hinted blocks to make room (its buffers
 //! come from the LRU side only, as on the single host), the network's
 //! switch as a bottleneck of its own, clients sharing data.
@@ -324,6 +327,8 @@ struct Topology {
     upper: Vec<u8>,
     t_unit_ns: u64,
     plan: Option<Plan>,
+    /// Reads in flight in the storage system (fetches and copies; what
+    /// Max_BW bounds).
     outstanding: u64,
     max_bw: u64,
     policy: InformedPolicy,
@@ -368,7 +373,7 @@ impl Topology {
         let caches: Vec<(usize, u64)> =
             specs.iter().enumerate().flat_map(|(i, c)| (0..c.count).map(move |_| (i, c.cache.0))).collect();
         let hinted = hinted_sequences(cfg, block_bytes, caches.len())?;
-        let data_blocks = hinted.iter().flat_map(|(s, _)| s.iter().copied()).max().map_or(0, |b| b + 1);
+        let data_blocks = hinted.iter().flat_map(|(s, _, _)| s.iter().copied()).max().map_or(0, |b| b + 1);
         let blocks = data_blocks.saturating_mul(caches.len() as u64);
         if blocks > MAX_DATA_BLOCKS {
             return Err(Error::config(
@@ -444,7 +449,9 @@ impl Topology {
             None
         };
         let mut clients = Vec::with_capacity(caches.len());
-        for (c, ((spec_i, cache_bytes), (local, writes))) in caches.into_iter().zip(hinted).enumerate() {
+        for (c, ((spec_i, cache_bytes), (local, writes, hinted))) in
+            caches.into_iter().zip(hinted).enumerate()
+        {
             let cache_blocks = (cache_bytes / block_bytes).max(1);
             let depth_tip = match i_cfg.policy {
                 InformedPolicy::None => 0,
@@ -465,12 +472,6 @@ impl Topology {
             }
             let base = c as u64 * data_blocks;
             let len = local.len();
-            let f = i_cfg.hint_fraction;
-            let hinted = if f < 1.0 {
-                (0..len as u64).map(|k| ((k + 1) as f64 * f).floor() > (k as f64 * f).floor()).collect()
-            } else {
-                Vec::new()
-            };
             let cost_benefit = i_cfg.policy != InformedPolicy::None && i_cfg.x_cache == 0;
             clients.push(Client {
                 seq: local.into_iter().map(|b| base + b).collect(),
@@ -544,7 +545,9 @@ impl Topology {
     }
 
     fn new_op(&mut self, op: Op2) -> u32 {
-        self.outstanding += 1;
+        // Max_BW bounds the storage system's concurrent reads (§8.2):
+        // fetches and pipeline copies, not writes
+        self.outstanding += (op.kind != OpKind::Write) as u64;
         if let Some(i) = self.free_ops.pop() {
             self.ops[i as usize] = op;
             i
@@ -555,7 +558,7 @@ impl Topology {
     }
 
     fn free_op(&mut self, id: u32) {
-        self.outstanding -= 1;
+        self.outstanding -= (self.ops[id as usize].kind != OpKind::Write) as u64;
         self.free_ops.push(id);
     }
 
@@ -948,7 +951,7 @@ impl Topology {
             "tip_depth_at_end": first.map_or(0, |c| c.depth()),
             "cost_benefit_depth": first.and_then(|c| c.lru_est.as_ref()).map(|e| e.depth()).filter(|&d| d != u64::MAX),
             "lru_ghost_hits": self.clients.iter().filter_map(|c| c.lru_est.as_ref()).map(|e| e.ghost_hits()).sum::<u64>(),
-            "hinted_accesses": self.clients.iter().map(|c| (0..c.seq.len()).filter(|&j| c.is_hinted(j)).count()).sum::<usize>(),
+            "hinted_reads": self.clients.iter().map(|c| (0..c.seq.len()).filter(|&j| c.eligible(j)).count()).sum::<usize>(),
             "t_unit_s": s(self.t_unit_ns),
             "t_hdd_net_s": s(self.nominal.t_hdd_net_ns),
             "t_ss_net_s": s(self.nominal.t_ss_net_ns),
@@ -991,13 +994,20 @@ impl Topology {
 }
 
 /// Each client's hinted sequence (its blocks numbered from 0 in its own
-/// copy of the data set) and which of its accesses write (empty: none):
-/// a trace's records in order, each record's blocks (its writes too with
-/// `workload.writes`), the same for every client; `random`: `requests`
-/// blocks drawn from `file_size`, each client with draws of its own;
-/// otherwise the file's blocks in order.
-fn hinted_sequences(cfg: &Config, block_bytes: u64, clients: usize) -> Result<Vec<(Vec<u64>, Vec<bool>)>> {
+/// copy of the data set), which of its accesses write (empty: none), and
+/// which are hinted (empty: all): a trace's records in order, each
+/// record's blocks (its writes too with `workload.writes`), the same for
+/// every client; `random`: `requests` blocks drawn from `file_size`, each
+/// client with draws of its own; otherwise the file's blocks in order.
+/// With `informed.hint_fraction` f < 1 the `k`-th read record is hinted
+/// when `⌊(k+1)·f⌋ > ⌊k·f⌋`, all its blocks with it (the single host's
+/// rule; a block of `random` or `iozone` is one record).
+type Hinted = (Vec<u64>, Vec<bool>, Vec<bool>);
+
+fn hinted_sequences(cfg: &Config, block_bytes: u64, clients: usize) -> Result<Vec<Hinted>> {
     let w = &cfg.workload;
+    let f = cfg.informed.hint_fraction;
+    let hint = |k: u64| f >= 1.0 || ((k + 1) as f64 * f).floor() > (k as f64 * f).floor();
     let too_many = |key: &str, n: u64| {
         Error::config(
             key,
@@ -1007,11 +1017,13 @@ fn hinted_sequences(cfg: &Config, block_bytes: u64, clients: usize) -> Result<Ve
             ),
         )
     };
+    let per_block = |n: usize| if f < 1.0 { (0..n as u64).map(hint).collect() } else { Vec::new() };
     match w.kind {
         WorkloadKind::Trace => {
             let mut source = open_trace(cfg)?;
             let mut batch = Vec::with_capacity(4096);
-            let (mut seq, mut writes) = (Vec::new(), Vec::new());
+            let (mut seq, mut writes, mut hinted) = (Vec::new(), Vec::new(), Vec::new());
+            let mut reads = 0u64;
             loop {
                 batch.clear();
                 if source.next_batch(&mut batch, 4096)? == 0 {
@@ -1020,8 +1032,12 @@ fn hinted_sequences(cfg: &Config, block_bytes: u64, clients: usize) -> Result<Ve
                 for r in batch.iter().filter(|r| r.size_bytes > 0 && (r.op == Op::Read || w.writes)) {
                     let first = r.offset_bytes / block_bytes;
                     let last = (r.offset_bytes + r.size_bytes - 1) / block_bytes;
+                    let read = r.op == Op::Read;
+                    let h = !read || hint(reads);
+                    reads += read as u64;
                     seq.extend(first..=last);
-                    writes.extend((first..=last).map(|_| r.op != Op::Read));
+                    writes.extend((first..=last).map(|_| !read));
+                    hinted.extend((first..=last).map(|_| h));
                 }
                 if seq.len().saturating_mul(clients) > MAX_HINTED_READS {
                     return Err(too_many("workload.path", (seq.len() * clients) as u64));
@@ -1030,7 +1046,10 @@ fn hinted_sequences(cfg: &Config, block_bytes: u64, clients: usize) -> Result<Ve
             if !writes.contains(&true) {
                 writes = Vec::new();
             }
-            Ok(vec![(seq, writes); clients])
+            if f >= 1.0 {
+                hinted = Vec::new();
+            }
+            Ok(vec![(seq, writes, hinted); clients])
         }
         WorkloadKind::Random => {
             let blocks = (w.file_size.0 / block_bytes).max(1);
@@ -1041,7 +1060,7 @@ fn hinted_sequences(cfg: &Config, block_bytes: u64, clients: usize) -> Result<Ve
             Ok((0..clients)
                 .map(|c| {
                     let mut rng = Rng::derive(cfg.run.seed, &format!("stream{c}"));
-                    ((0..n).map(|_| rng.below(blocks)).collect(), Vec::new())
+                    ((0..n).map(|_| rng.below(blocks)).collect(), Vec::new(), per_block(n as usize))
                 })
                 .collect())
         }
@@ -1050,7 +1069,7 @@ fn hinted_sequences(cfg: &Config, block_bytes: u64, clients: usize) -> Result<Ve
             if blocks.saturating_mul(clients as u64) > MAX_HINTED_READS as u64 {
                 return Err(too_many("workload.file_size", blocks.saturating_mul(clients as u64)));
             }
-            Ok(vec![((0..blocks).collect(), Vec::new()); clients])
+            Ok(vec![((0..blocks).collect(), Vec::new(), per_block(blocks as usize)); clients])
         }
     }
 }
