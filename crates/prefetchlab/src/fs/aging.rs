@@ -10,7 +10,8 @@
 //! (0: the smallest volume that holds the aging files at `fill` with the
 //! measured files taking half of the free space left, i.e.
 //! `2 × need / (1 − fill)` blocks, where `need` counts the measured files'
-//! data and indirect blocks; never more than the array). It is cut into
+//! data and indirect blocks; a volume the array cannot hold is a geometry
+//! error). It is cut into
 //! ext3 block groups of 32,768 blocks (128 MiB). Free space is a set of
 //! maximal free runs.
 //!
@@ -31,7 +32,8 @@
 //!
 //! Each aging file has a gamma-distributed size (shape 1.5, FileBench's
 //! `filesizegamma`) of mean `file_size`, rounded up to whole blocks.
-//! Creation first fills the volume to `fill` of its blocks; then `ops`
+//! Creation first fills the volume to `fill` of its blocks (a file too
+//! large for the room left is skipped and another drawn); then `ops`
 //! operations follow, each a deletion of a uniformly chosen live aging file
 //! when the volume is above `fill`, a creation otherwise. Then the measured
 //! files are allocated, in order, each with its own random group goal.
@@ -207,9 +209,13 @@ pub fn place(
         true
     };
     let used = |space: &FreeSpace| blocks - space.free;
-    while used(&space) < target {
-        if !create(&mut space, &mut live, rng) {
-            break;
+    // a draw too large for the room left is skipped; many in a row: full
+    let mut misses = 0;
+    while used(&space) < target && misses < 64 {
+        if create(&mut space, &mut live, rng) {
+            misses = 0;
+        } else {
+            misses += 1;
         }
     }
     for _ in 0..cfg.ops {
@@ -286,6 +292,19 @@ mod tests {
         let b = place(&aging(5000, 0.6), 8, &lens, 1 << 30, |_| 0, &mut Rng::new(9)).unwrap();
         assert_eq!(a, b);
         assert!(a.iter().flatten().all(|&(s, _)| s >= 8));
+    }
+
+    #[test]
+    fn a_small_volume_is_aged_too() {
+        // 10 one-block files: the default volume is 67 blocks, smaller than
+        // many 256 KiB draws; smaller ones still fill it
+        let lens = vec![1u64; 10];
+        let mut cfg = aging(0, 0.7);
+        cfg.file_size = Size(64 << 10);
+        cfg.ops = 1000;
+        let files = place(&cfg, 0, &lens, 1 << 30, |_| 0, &mut Rng::new(4)).unwrap();
+        assert_eq!(files.iter().map(|e| e[0].1).sum::<u64>(), 10);
+        assert!(files.iter().flatten().any(|&(s, _)| s > 10), "files placed among aging files: {files:?}");
     }
 
     #[test]
