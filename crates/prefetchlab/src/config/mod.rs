@@ -288,6 +288,17 @@ pub const MAX_FILESET_FILES: u32 = 10_000_000;
 /// The most storage nodes a topology has.
 pub const MAX_STORAGE_NODES: u64 = 4096;
 
+/// `[fs] aging = N` becomes `[fs.aging] ops = N`.
+fn aging_shorthand(tree: &mut toml::Value) {
+    if let Some(fs) = tree.get_mut("fs").and_then(toml::Value::as_table_mut) {
+        if let Some(&toml::Value::Integer(n)) = fs.get("aging") {
+            let mut t = toml::map::Map::new();
+            t.insert("ops".into(), toml::Value::Integer(n));
+            fs.insert("aging".into(), toml::Value::Table(t));
+        }
+    }
+}
+
 /// The most create/delete operations `fs.aging` runs.
 pub const MAX_AGING_OPS: u64 = 100_000_000;
 
@@ -1091,15 +1102,15 @@ impl Config {
     }
 
     fn from_tree(mut tree: toml::Value, sets: &[String]) -> Result<Config> {
+        // `[fs] aging = N` is short for `[fs.aging] ops = N`: in the file, and
+        // as `--set fs.aging=N` (which then keeps the file's other aging keys)
+        aging_shorthand(&mut tree);
         for set in sets {
-            apply_set(&mut tree, set)?;
-        }
-        // `[fs] aging = N` is short for `[fs.aging] ops = N`
-        if let Some(fs) = tree.get_mut("fs").and_then(toml::Value::as_table_mut) {
-            if let Some(&toml::Value::Integer(n)) = fs.get("aging") {
-                let mut t = toml::map::Map::new();
-                t.insert("ops".into(), toml::Value::Integer(n));
-                fs.insert("aging".into(), toml::Value::Table(t));
+            match set.split_once('=') {
+                Some((key, v)) if key.trim() == "fs.aging" && v.trim().parse::<i64>().is_ok() => {
+                    apply_set(&mut tree, &format!("fs.aging.ops={}", v.trim()))?
+                }
+                _ => apply_set(&mut tree, set)?,
             }
         }
         let mut cfg: Config = match serde_path_to_error::deserialize(tree.clone()) {
@@ -2488,6 +2499,11 @@ mod tests {
         refused("", &["fs.aging.ops=100000001"], "fs.aging.ops");
         let short = Config::from_toml("[fs]\naging = 5000\n", &[]).unwrap();
         assert_eq!(short.fs.aging, AgingConfig { ops: 5000, ..AgingConfig::default() });
+        // --set fs.aging=N keeps the file's other aging keys; a key set on the shorthand works
+        let kept = Config::from_toml("[fs.aging]\nfill = 0.5\n", &["fs.aging=7".into()]).unwrap();
+        assert_eq!((kept.fs.aging.ops, kept.fs.aging.fill), (7, 0.5));
+        let more = Config::from_toml("[fs]\naging = 5\n", &["fs.aging.fill=0.4".into()]).unwrap();
+        assert_eq!((more.fs.aging.ops, more.fs.aging.fill), (5, 0.4));
         refused("", &["host.memory=4095"], "host.memory");
         refused("", &["workload.streams=0"], "workload.streams");
         let e = refused("", &["workload.streams=4097"], "workload.streams");
