@@ -85,9 +85,6 @@ pub fn read_trace(path: &Path) -> Result<Vec<TraceLine>> {
     Ok(out)
 }
 
-/// One line of a validation trace: `None` for a blank or `#` comment line,
-/// else its request or what is wrong with it (also the rule of the
-/// `disksim-validate` trace reader, `trace::disksim_validate`).
 /// `digits[.digits]` as the nearest f64 when the digits, as an integer,
 /// are below 2^53 and there are at most 22 after the point: that integer
 /// over an exact power of ten, one correctly rounded division (Clinger's
@@ -122,15 +119,17 @@ fn parse_decimal(x: &str) -> Option<f64> {
     Some(m as f64 / POW10[k])
 }
 
+/// One line of a validation trace: `None` for a blank or `#` comment line,
+/// else its request or what is wrong with it (also the rule of the
+/// `disksim-validate` trace reader, `trace::disksim_validate`).
 pub fn parse_trace_line(line: &str) -> std::result::Result<Option<TraceLine>, String> {
-    let t = line.trim_ascii();
+    let t = line.trim();
     if t.is_empty() || t.starts_with('#') {
         return Ok(None);
     }
     let mut f = [""; 6];
     let mut n = 0;
-    // ASCII whitespace separates fields, as DiskSim's sscanf reads them
-    for (slot, field) in f.iter_mut().zip(t.split_ascii_whitespace()) {
+    for (slot, field) in f.iter_mut().zip(t.split_whitespace()) {
         *slot = field;
         n += 1;
     }
