@@ -63,9 +63,10 @@
 //!   block read by a fresh lower device at its first block + the network;
 //!   `T_ss-net` = the same from the upper device; `T_hdd-ss` = the lower
 //!   read + the upper write.
-//! * **The client's cache** holds consumed blocks in LRU order (a block read
-//!   again is a hit); blocks fetched ahead and not yet consumed are never
-//!   evicted.
+//! * **The client's cache** holds accessed blocks in LRU order (a block read
+//!   again is a hit) in what TIP's depth leaves of it; the blocks of the
+//!   hinted reads TIP looks ahead to — fetched, or found cached and taken
+//!   out of the LRU order — are held until their read and never evicted.
 //!
 //! **Metrics**: `elapsed_s` (when the last block was consumed), `stall_s`
 //! (the time the application waited past each block's due time), `ssd_hits`
@@ -705,8 +706,17 @@ impl Topology {
             }
             c.eligible_ahead += 1;
             let b = c.seq[j];
-            if self.client_state[b as usize] == CLIENT_NONE {
-                self.fetch(client, b);
+            match self.client_state[b as usize] {
+                CLIENT_NONE => self.fetch(client, b),
+                // a hinted read found in the LRU cache: TIP holds the block
+                // for it, out of LRU's reach, as it holds the blocks it fetched
+                CLIENT_PRESENT => {
+                    if let Some(stamp) = c.lru_stamp.remove(&b) {
+                        c.lru.remove(&stamp);
+                        c.consumed_present -= 1;
+                    }
+                }
+                _ => {}
             }
         }
     }
