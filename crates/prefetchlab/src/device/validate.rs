@@ -198,8 +198,10 @@ pub fn validate_params(
     let samples = replay_samples(&mut hdd, lines);
     let sim: Vec<f64> = samples.iter().map(|s| s.sim_ms).collect();
     let real: Vec<f64> = samples.iter().map(|s| s.real_ms).collect();
-    let mut v = compare(&sim, &real);
-    v.classes = residuals(&samples, cylinders);
+    // the samples sorted once, for the whole and for every class
+    let orders = Orders::of(&samples);
+    let mut v = compare_with(&sim, &real, orders.rms(&samples, |_| true));
+    v.classes = residuals_with(&samples, cylinders, &orders);
     Ok(v)
 }
 
@@ -233,6 +235,35 @@ pub fn replay_samples(hdd: &mut Hdd, lines: &[TraceLine]) -> Vec<Sample> {
 /// The comparison per class: reads, writes, simulated whole cache hits and
 /// misses, no seek, short seeks (under a tenth of the cylinders), long ones.
 pub fn residuals(samples: &[Sample], cylinders: u64) -> Vec<Residual> {
+    residuals_with(samples, cylinders, &Orders::of(samples))
+}
+
+/// The samples' indices in the order of their simulated and of their
+/// measured times: the times of any subset, taken in these orders, come
+/// out sorted.
+struct Orders {
+    by_sim: Vec<u32>,
+    by_real: Vec<u32>,
+}
+
+impl Orders {
+    fn of(samples: &[Sample]) -> Orders {
+        Orders {
+            by_sim: total_order(samples.iter().map(|s| s.sim_ms)),
+            by_real: total_order(samples.iter().map(|s| s.real_ms)),
+        }
+    }
+
+    /// The exact rms of the samples `keep` takes (ms).
+    fn rms(&self, samples: &[Sample], keep: impl Fn(&Sample) -> bool) -> f64 {
+        let sorted = |order: &[u32], time: fn(&Sample) -> f64| -> Vec<f64> {
+            order.iter().map(|&i| &samples[i as usize]).filter(|s| keep(s)).map(time).collect()
+        };
+        rms_sorted(&sorted(&self.by_sim, |s| s.sim_ms), &sorted(&self.by_real, |s| s.real_ms))
+    }
+}
+
+fn residuals_with(samples: &[Sample], cylinders: u64, orders: &Orders) -> Vec<Residual> {
     let tenth = (cylinders / 10).max(1);
     type Class<'a> = (&'static str, &'a dyn Fn(&Sample) -> bool);
     let classes: [Class; 7] = [
@@ -244,34 +275,23 @@ pub fn residuals(samples: &[Sample], cylinders: u64) -> Vec<Residual> {
         ("short seeks", &|s| s.seek_cyl > 0 && s.seek_cyl < tenth),
         ("long seeks", &|s| s.seek_cyl >= tenth),
     ];
-    // Sort the samples once by each time; a class's times, taken in that
-    // order, are sorted already.
-    let by_sim = total_order(samples.iter().map(|s| s.sim_ms));
-    let by_real = total_order(samples.iter().map(|s| s.real_ms));
     classes
         .iter()
         .map(|(class, keep)| {
-            let sim: Vec<f64> =
-                by_sim.iter().map(|&i| &samples[i as usize]).filter(|s| keep(s)).map(|s| s.sim_ms).collect();
-            let real: Vec<f64> = by_real
-                .iter()
-                .map(|&i| &samples[i as usize])
-                .filter(|s| keep(s))
-                .map(|s| s.real_ms)
-                .collect();
-            // sums in the samples' order, as before
-            let (mut sum_sim, mut sum_real) = (0.0, 0.0);
+            // counts and sums in the samples' order
+            let (mut n, mut sum_sim, mut sum_real) = (0u64, 0.0, 0.0);
             for s in samples.iter().filter(|s| keep(s)) {
+                n += 1;
                 sum_sim += s.sim_ms;
                 sum_real += s.real_ms;
             }
-            let mean = |sum: f64| if sim.is_empty() { 0.0 } else { sum / sim.len() as f64 };
+            let mean = |sum: f64| if n == 0 { 0.0 } else { sum / n as f64 };
             Residual {
                 class,
-                requests: sim.len() as u64,
+                requests: n,
                 mean_sim_ms: mean(sum_sim),
                 mean_real_ms: mean(sum_real),
-                rms_exact_ms: rms_sorted(&sim, &real),
+                rms_exact_ms: orders.rms(samples, keep),
             }
         })
         .collect()
@@ -279,10 +299,15 @@ pub fn residuals(samples: &[Sample], cylinders: u64) -> Vec<Residual> {
 
 /// The demerit figures of two samples (ms).
 pub fn compare(sim: &[f64], real: &[f64]) -> Validation {
+    compare_with(sim, real, rms_exact(sim, real))
+}
+
+/// [`compare`] with the exact rms already worked out.
+fn compare_with(sim: &[f64], real: &[f64], rms_exact_ms: f64) -> Validation {
     let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
     Validation {
         rms_ms: rms_bucketed(sim, real),
-        rms_exact_ms: rms_exact(sim, real),
+        rms_exact_ms,
         mean_sim_ms: mean(sim),
         mean_real_ms: mean(real),
         requests: sim.len() as u64,
