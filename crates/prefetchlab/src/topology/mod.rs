@@ -93,6 +93,7 @@ use crate::trace::Op;
 use crate::units::{NS_PER_S, SECTOR_BYTES};
 use crate::workload::replay::open_trace;
 use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::rc::Rc;
 
 /// The most hinted block accesses a run follows (all clients).
 pub const MAX_HINTED_READS: usize = 50_000_000;
@@ -252,19 +253,21 @@ const UPPER_STALE: u8 = 3;
 /// One client: its application (a hinted sequence), buffer cache, link and
 /// informed policy state.
 struct Client {
-    /// The hinted sequence, as global block numbers.
-    seq: Vec<u64>,
+    /// The hinted sequence in the client's copy of the data (shared by the
+    /// clients that read the same one); [`Client::block`] is global.
+    seq: Rc<[u64]>,
+    /// The client's copy of the data starts at this global block.
+    base: u64,
     /// Which accesses write their block (empty: none does).
-    writes: Vec<bool>,
+    writes: Rc<[bool]>,
     /// Which accesses are hinted (`informed.hint_fraction`; empty: all).
-    hinted: Vec<bool>,
-    /// Consumed blocks in LRU order (stamp → block) and their stamps.
+    hinted: Rc<[bool]>,
+    /// Accessed blocks in the LRU cache, in LRU order (stamp → block), and
+    /// their stamps.
     lru: BTreeMap<u64, u64>,
     lru_stamp: HashMap<u64, u64>,
     stamp: u64,
     cache_blocks: u64,
-    /// Consumed blocks still in the cache.
-    consumed_present: u64,
     /// Reads whose block was in the cache when due.
     present_at_due: u64,
     next: usize,
@@ -291,6 +294,12 @@ struct Client {
 }
 
 impl Client {
+    /// The global block of access `j`.
+    #[inline]
+    fn block(&self, j: usize) -> u64 {
+        self.base + self.seq[j]
+    }
+
     fn is_write(&self, j: usize) -> bool {
         self.writes.get(j).copied().unwrap_or(false)
     }
@@ -449,6 +458,7 @@ impl Topology {
         } else {
             None
         };
+        let cost_benefit = i_cfg.policy != InformedPolicy::None && i_cfg.x_cache == 0;
         let mut clients = Vec::with_capacity(caches.len());
         for (c, ((spec_i, cache_bytes), (local, writes, hinted))) in
             caches.into_iter().zip(hinted).enumerate()
@@ -473,16 +483,15 @@ impl Topology {
             }
             let base = c as u64 * data_blocks;
             let len = local.len();
-            let cost_benefit = i_cfg.policy != InformedPolicy::None && i_cfg.x_cache == 0;
             clients.push(Client {
-                seq: local.into_iter().map(|b| base + b).collect(),
+                seq: local,
+                base,
                 writes,
                 hinted,
                 lru: BTreeMap::new(),
                 lru_stamp: HashMap::new(),
                 stamp: 0,
                 cache_blocks,
-                consumed_present: 0,
                 present_at_due: 0,
                 next: 0,
                 due_ns: t_unit_ns,
@@ -656,7 +665,7 @@ impl Topology {
     /// system is at Max_BW (then the pipeline loses one request).
     fn pipeline(&mut self, client: u32, seq_index: usize) {
         let c = &self.clients[client as usize];
-        let block = c.seq[seq_index];
+        let block = c.block(seq_index);
         if !c.eligible(seq_index)
             || self.upper[block as usize] != UPPER_NONE
             || self.client_state[block as usize] == CLIENT_PRESENT
@@ -705,7 +714,7 @@ impl Topology {
                 continue;
             }
             c.eligible_ahead += 1;
-            let b = c.seq[j];
+            let b = c.block(j);
             match self.client_state[b as usize] {
                 CLIENT_NONE => self.fetch(client, b),
                 // a hinted read found in the LRU cache: TIP holds the block
@@ -713,7 +722,6 @@ impl Topology {
                 CLIENT_PRESENT => {
                     if let Some(stamp) = c.lru_stamp.remove(&b) {
                         c.lru.remove(&stamp);
-                        c.consumed_present -= 1;
                     }
                 }
                 _ => {}
@@ -782,7 +790,7 @@ impl Topology {
     fn on_due(&mut self, client: u32) {
         let c = &self.clients[client as usize];
         let j = c.next;
-        let b = c.seq[j];
+        let b = c.block(j);
         if c.is_write(j) {
             self.write(client, b);
             self.consume(client);
@@ -853,7 +861,7 @@ impl Topology {
         self.free_op(id);
         self.client_state[block as usize] = CLIENT_PRESENT;
         let c = &mut self.clients[client as usize];
-        if c.waiting && c.seq[c.next] == block {
+        if c.waiting && c.block(c.next) == block {
             c.waiting = false;
             self.consume(client);
         }
@@ -864,7 +872,7 @@ impl Topology {
         let now = self.events.now_ns();
         let c = &mut self.clients[client as usize];
         let j = c.next;
-        let b = c.seq[j];
+        let b = c.block(j);
         let write = c.is_write(j);
         if now == c.due_ns && !write {
             c.present_at_due += 1;
@@ -917,16 +925,13 @@ impl Topology {
         let c = &mut self.clients[client as usize];
         if let Some(old) = c.lru_stamp.insert(b, c.stamp) {
             c.lru.remove(&old);
-        } else {
-            c.consumed_present += 1;
         }
         c.lru.insert(c.stamp, b);
         c.stamp += 1;
         let room = c.cache_blocks.saturating_sub(c.depth() as u64).max(1);
-        while c.consumed_present > room {
+        while c.lru.len() as u64 > room {
             let Some((_, victim)) = c.lru.pop_first() else { break };
             c.lru_stamp.remove(&victim);
-            c.consumed_present -= 1;
             if let Some(e) = c.lru_est.as_mut() {
                 e.evicted(victim);
             }
@@ -1012,7 +1017,7 @@ impl Topology {
 /// With `informed.hint_fraction` f < 1 the `k`-th read record is hinted
 /// when `⌊(k+1)·f⌋ > ⌊k·f⌋`, all its blocks with it (the single host's
 /// rule; a block of `random` or `iozone` is one record).
-type Hinted = (Vec<u64>, Vec<bool>, Vec<bool>);
+type Hinted = (Rc<[u64]>, Rc<[bool]>, Rc<[bool]>);
 
 fn hinted_sequences(cfg: &Config, block_bytes: u64, clients: usize) -> Result<Vec<Hinted>> {
     let w = &cfg.workload;
@@ -1027,7 +1032,13 @@ fn hinted_sequences(cfg: &Config, block_bytes: u64, clients: usize) -> Result<Ve
             ),
         )
     };
-    let per_block = |n: usize| if f < 1.0 { (0..n as u64).map(hint).collect() } else { Vec::new() };
+    let per_block = |n: usize| -> Rc<[bool]> {
+        if f < 1.0 {
+            (0..n as u64).map(hint).collect()
+        } else {
+            Rc::from([])
+        }
+    };
     match w.kind {
         WorkloadKind::Trace => {
             let mut source = open_trace(cfg)?;
@@ -1059,7 +1070,8 @@ fn hinted_sequences(cfg: &Config, block_bytes: u64, clients: usize) -> Result<Ve
             if f >= 1.0 {
                 hinted = Vec::new();
             }
-            Ok(vec![(seq, writes, hinted); clients])
+            // one copy, shared by every client
+            Ok(vec![(seq.into(), writes.into(), hinted.into()); clients])
         }
         WorkloadKind::Random => {
             let blocks = (w.file_size.0 / block_bytes).max(1);
@@ -1070,7 +1082,7 @@ fn hinted_sequences(cfg: &Config, block_bytes: u64, clients: usize) -> Result<Ve
             Ok((0..clients)
                 .map(|c| {
                     let mut rng = Rng::derive(cfg.run.seed, &format!("stream{c}"));
-                    ((0..n).map(|_| rng.below(blocks)).collect(), Vec::new(), per_block(n as usize))
+                    ((0..n).map(|_| rng.below(blocks)).collect(), Rc::from([]), per_block(n as usize))
                 })
                 .collect())
         }
@@ -1079,7 +1091,7 @@ fn hinted_sequences(cfg: &Config, block_bytes: u64, clients: usize) -> Result<Ve
             if blocks.saturating_mul(clients as u64) > MAX_HINTED_READS as u64 {
                 return Err(too_many("workload.file_size", blocks.saturating_mul(clients as u64)));
             }
-            Ok(vec![((0..blocks).collect(), Vec::new(), per_block(blocks as usize)); clients])
+            Ok(vec![((0..blocks).collect(), Rc::from([]), per_block(blocks as usize)); clients])
         }
     }
 }
