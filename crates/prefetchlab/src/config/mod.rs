@@ -1032,7 +1032,7 @@ impl Default for WorkloadConfig {
             blk_event: "D".into(),
             skip_bad: 0,
             files: 1000,
-            gamma_shape: 1.5,
+            gamma_shape: crate::workload::FILEBENCH_GAMMA_SHAPE,
             rate: Size(0),
         }
     }

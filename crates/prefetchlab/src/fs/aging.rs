@@ -48,6 +48,8 @@ use std::collections::BTreeMap;
 use crate::config::AgingConfig;
 use crate::error::{Error, Result};
 use crate::sim::Rng;
+use crate::units::PAGE_BYTES;
+use crate::workload::{gamma, FILEBENCH_GAMMA_SHAPE};
 
 /// Blocks per ext3 block group (4 KiB blocks: 8 × 4096 bits of bitmap).
 pub const BLOCKS_PER_GROUP: u64 = 32_768;
@@ -55,9 +57,6 @@ pub const BLOCKS_PER_GROUP: u64 = 32_768;
 /// The most aging files a volume holds at its fill (about 1 GiB of extent
 /// lists while aging).
 pub const MAX_AGING_FILES: u64 = 20_000_000;
-
-/// FileBench's gamma shape for file sizes.
-const GAMMA_SHAPE: f64 = 1.5;
 
 /// The free runs of a volume: start block → length, maximal (no two touch).
 struct FreeSpace {
@@ -148,14 +147,15 @@ pub fn volume_blocks(cfg: &AgingConfig, need: u64) -> u64 {
 
 /// Ages a volume and allocates the measured files on it: for each file (of
 /// `seq_lens[f]` blocks, data and indirect blocks), its extents as
-/// `(first block, length)` in allocation-sequence order. `meta_of` gives
-/// the indirect blocks of an aging file of the given data pages.
+/// `(first block, length)` in allocation-sequence order. `seq_len_of`
+/// gives the allocation-sequence blocks (data and indirect) of an aging
+/// file of the given data pages.
 pub fn place(
     cfg: &AgingConfig,
     start_block: u64,
     seq_lens: &[u64],
     capacity_blocks: u64,
-    meta_of: impl Fn(u64) -> u64,
+    seq_len_of: impl Fn(u64) -> u64,
     rng: &mut Rng,
 ) -> Result<Vec<Vec<(u64, u64)>>> {
     let need: u64 = seq_lens.iter().sum();
@@ -181,7 +181,7 @@ pub fn place(
             blocks - target.min(blocks)
         )));
     }
-    let mean_pages = (cfg.file_size.0 as f64 / 4096.0).max(1.0);
+    let mean_pages = (cfg.file_size.0 as f64 / PAGE_BYTES as f64).max(1.0);
     let aging_files = target as f64 / mean_pages;
     if aging_files > MAX_AGING_FILES as f64 {
         return Err(Error::geometry(format!(
@@ -196,8 +196,8 @@ pub fn place(
     // Live aging files: their extents, in one arena (swap-remove on deletion).
     let mut live: Vec<Vec<(u64, u64)>> = Vec::new();
     let create = |space: &mut FreeSpace, live: &mut Vec<Vec<(u64, u64)>>, rng: &mut Rng| -> bool {
-        let pages = (crate::workload::gamma(rng, GAMMA_SHAPE, mean_pages).ceil() as u64).max(1);
-        let len = pages + meta_of(pages);
+        let pages = (gamma(rng, FILEBENCH_GAMMA_SHAPE, mean_pages).ceil() as u64).max(1);
+        let len = seq_len_of(pages);
         // Never eat into the room the measured files need.
         if space.free < len.saturating_add(need) {
             return false;
@@ -266,14 +266,15 @@ mod tests {
     }
 
     #[test]
-    fn an_unaged_volume_gives_each_file_one_extent_and_aging_fragments_them() {
+    fn a_fresh_volume_leaves_files_in_few_extents_and_aging_fragments_them() {
         let lens = vec![1025u64; 40]; // 4 MiB files (1024 pages + an indirect block)
         let mut rng = Rng::new(3);
-        let fresh = place(&aging(0, 0.0), 0, &lens, 1 << 30, |_| 0, &mut rng).unwrap();
+        let fresh = place(&aging(0, 0.0), 0, &lens, 1 << 30, |p| p, &mut rng).unwrap();
         // Goals are group starts; on an empty volume a file may only wrap.
         assert!(fresh.iter().map(Vec::len).sum::<usize>() <= 2 * lens.len(), "{fresh:?}");
         let mut rng = Rng::new(3);
-        let aged = place(&aging(20_000, 0.7), 0, &lens, 1 << 30, |p| u64::from(p > 12), &mut rng).unwrap();
+        let aged =
+            place(&aging(20_000, 0.7), 0, &lens, 1 << 30, |p| p + u64::from(p > 12), &mut rng).unwrap();
         let extents: usize = aged.iter().map(Vec::len).sum();
         assert!(extents > 3 * lens.len(), "aging left {extents} extents for {} files", lens.len());
         for (e, &len) in aged.iter().zip(&lens) {
@@ -288,8 +289,8 @@ mod tests {
     #[test]
     fn the_same_seed_gives_the_same_layout() {
         let lens = vec![300u64, 5000, 64];
-        let a = place(&aging(5000, 0.6), 8, &lens, 1 << 30, |_| 0, &mut Rng::new(9)).unwrap();
-        let b = place(&aging(5000, 0.6), 8, &lens, 1 << 30, |_| 0, &mut Rng::new(9)).unwrap();
+        let a = place(&aging(5000, 0.6), 8, &lens, 1 << 30, |p| p, &mut Rng::new(9)).unwrap();
+        let b = place(&aging(5000, 0.6), 8, &lens, 1 << 30, |p| p, &mut Rng::new(9)).unwrap();
         assert_eq!(a, b);
         assert!(a.iter().flatten().all(|&(s, _)| s >= 8));
     }
@@ -302,7 +303,7 @@ mod tests {
         let mut cfg = aging(0, 0.7);
         cfg.file_size = Size(64 << 10);
         cfg.ops = 1000;
-        let files = place(&cfg, 0, &lens, 1 << 30, |_| 0, &mut Rng::new(4)).unwrap();
+        let files = place(&cfg, 0, &lens, 1 << 30, |p| p, &mut Rng::new(4)).unwrap();
         assert_eq!(files.iter().map(|e| e[0].1).sum::<u64>(), 10);
         assert!(files.iter().flatten().any(|&(s, _)| s > 10), "files placed among aging files: {files:?}");
     }
@@ -312,17 +313,17 @@ mod tests {
         let mut cfg = aging(10, 0.9);
         cfg.file_size = Size(4096);
         cfg.volume = Size(4096 * 100_000_000);
-        let e = place(&cfg, 0, &[10], 1 << 40, |_| 0, &mut Rng::new(1)).unwrap_err();
+        let e = place(&cfg, 0, &[10], 1 << 40, |p| p, &mut Rng::new(1)).unwrap_err();
         assert!(e.to_string().contains("fs.aging.file_size"), "{e}");
     }
 
     #[test]
     fn a_volume_the_array_cannot_hold_is_a_geometry_error() {
-        let e = place(&aging(10, 0.9), 0, &[10_000], 100_000, |_| 0, &mut Rng::new(1)).unwrap_err();
+        let e = place(&aging(10, 0.9), 0, &[10_000], 100_000, |p| p, &mut Rng::new(1)).unwrap_err();
         assert!(e.to_string().contains("fs.aging"), "{e}");
         let mut cfg = aging(10, 0.5);
         cfg.volume = Size(4096 * 1000);
-        let e = place(&cfg, 0, &[600], 1 << 30, |_| 0, &mut Rng::new(1)).unwrap_err();
+        let e = place(&cfg, 0, &[600], 1 << 30, |p| p, &mut Rng::new(1)).unwrap_err();
         assert!(e.to_string().contains("leaves 500"), "{e}");
     }
 }

@@ -98,6 +98,13 @@ fn meta_total(pages: u64) -> u64 {
     }
 }
 
+/// Blocks of a file of `pages` pages in its allocation sequence: its data
+/// and, with `indirect`, its indirect blocks.
+#[inline]
+fn seq_len(indirect: bool, pages: u64) -> u64 {
+    pages + if indirect { meta_total(pages) } else { 0 }
+}
+
 /// The first page after `page` whose data block is preceded by a new metadata
 /// block (`u64::MAX` if none).
 #[inline]
@@ -227,10 +234,15 @@ impl FileSystem {
         };
         fs.meta_base.push(0);
         if cfg.aging.enabled() {
-            let seq_lens: Vec<u64> =
-                file_pages.iter().map(|&p| p + if indirect { meta_total(p) } else { 0 }).collect();
-            let meta_of = |p: u64| if indirect { meta_total(p) } else { 0 };
-            let files = aging::place(&cfg.aging, cfg.start_block, &seq_lens, capacity_blocks, meta_of, rng)?;
+            let seq_lens: Vec<u64> = file_pages.iter().map(|&p| seq_len(indirect, p)).collect();
+            let files = aging::place(
+                &cfg.aging,
+                cfg.start_block,
+                &seq_lens,
+                capacity_blocks,
+                |p| seq_len(indirect, p),
+                rng,
+            )?;
             for (f, ext) in files.iter().enumerate() {
                 fs.meta_base.push(fs.meta_base[f] + (seq_lens[f] - file_pages[f]));
                 fs.first_ext.push(fs.ext_seq.len());
@@ -319,9 +331,7 @@ impl FileSystem {
         let mut boundaries = 0u64;
         let mut breaks = 0u64;
         for f in 0..self.pages.len() {
-            let p = self.pages[f];
-            let seq_len = p + if self.indirect { meta_total(p) } else { 0 };
-            boundaries += seq_len.saturating_sub(1);
+            boundaries += seq_len(self.indirect, self.pages[f]).saturating_sub(1);
             breaks += (self.first_ext[f + 1] - self.first_ext[f]).saturating_sub(1) as u64;
         }
         if boundaries == 0 {
@@ -723,10 +733,7 @@ mod tests {
                 blocks.push(b);
                 let chain = fs.meta_chain(f, p);
                 for (&id, &block) in chain.ids().iter().zip(chain.as_slice()) {
-                    if *ids.entry(id).or_insert(block) == block && !blocks.contains(&block) {
-                        blocks.push(block);
-                    }
-                    assert_eq!(ids[&id], block, "id {id} names two blocks");
+                    assert_eq!(*ids.entry(id).or_insert(block), block, "id {id} names two blocks");
                 }
                 let run = fs.contiguous_run(f, p, 64);
                 for i in 1..run {
@@ -737,6 +744,7 @@ mod tests {
                 }
             }
         }
+        blocks.extend(ids.values()); // each indirect block once
         let n = blocks.len();
         blocks.sort_unstable();
         blocks.dedup();

@@ -93,6 +93,10 @@ impl Generator {
     }
 }
 
+/// FileBench's gamma shape for file sizes (`filesizegamma`), the default of
+/// `workload.gamma_shape` and the shape of `fs.aging`'s files.
+pub const FILEBENCH_GAMMA_SHAPE: f64 = 1.5;
+
 /// A gamma-distributed draw with shape `k` and mean `mean` (Marsaglia and
 /// Tsang's method; shapes below 1 by the `U^(1/k)` boost).
 pub fn gamma(rng: &mut Rng, k: f64, mean: f64) -> f64 {
