@@ -209,7 +209,6 @@ struct Counters {
     prefetches: u64,
     prefetched_blocks: u64,
     completions_timed: u64,
-    reads: u64,
 }
 
 /// TIP.
@@ -311,7 +310,6 @@ impl Tip {
                 self.lru.missed(b);
             }
         }
-        self.n.reads += 1;
         self.lru.read();
     }
 }
