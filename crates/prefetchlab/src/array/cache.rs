@@ -4,17 +4,17 @@
 //! live here.
 //!
 //! Array blocks are many (a 5-disk array of 73 GB drives has ~90 M), so the
-//! index is a hash map from block to slot rather than a flat table, hashed
-//! with rustc-hash's multiply-rotate (block numbers are not adversarial, and
-//! the std hasher's SipHash costs more than the rest of a lookup).
+//! index is a hash map of aligned block groups rather than a flat table
+//! ([`BlockMap`]): the runs arrays are read and prefetched in cost one
+//! lookup, not one per block.
 //!
 //! The timed engine fills a block through an I/O ([`ArrayCache::allocate`],
 //! then [`ArrayCache::complete`]); the cache-only mode
 //! ([`crate::cache_only`]) has no clock, so its blocks arrive at once
 //! ([`ArrayCache::fill`]).
 
+use crate::cache::block_map::BlockMap;
 use crate::cache::lru::{flag, Evicted, LruSlots, NONE};
-use rustc_hash::FxHashMap as HashMap;
 use std::collections::VecDeque;
 
 /// Array-cache counters (blocks).
@@ -33,7 +33,7 @@ pub const RECLAIM_BATCH: u32 = 32;
 
 pub struct ArrayCache {
     lru: LruSlots,
-    index: HashMap<u64, u32>,
+    index: BlockMap<u32>,
     pub stats: ArrayCacheStats,
     /// Write-back: dirty blocks held now.
     dirty_blocks: u64,
@@ -61,7 +61,7 @@ impl ArrayCache {
     pub fn new(capacity_blocks: u64) -> Self {
         ArrayCache {
             lru: LruSlots::new(capacity_blocks.min(u32::MAX as u64 - 1) as u32),
-            index: HashMap::default(),
+            index: BlockMap::new(NONE),
             stats: ArrayCacheStats::default(),
             dirty_blocks: 0,
             dirty_order: VecDeque::new(),
@@ -83,11 +83,13 @@ impl ArrayCache {
     /// `SWAP_CLUSTER_MAX` = 32 pages and gives up): `false` when no victim
     /// was found (a demand read then goes over the capacity, a prefetch
     /// stops).
-    #[inline]
+    #[inline(always)]
     fn rotate_in_flight_tail(&mut self) -> bool {
-        if self.in_flight == 0 {
-            return true;
-        }
+        self.in_flight == 0 || self.rotate_in_flight_slow()
+    }
+
+    #[inline(never)]
+    fn rotate_in_flight_slow(&mut self) -> bool {
         if self.in_flight >= self.lru.in_use() as u64 {
             return false;
         }
@@ -117,11 +119,15 @@ impl ArrayCache {
 
     /// Before an eviction: while the victim holds an unused second chance
     /// and was never read, it moves to the MRU end instead.
-    #[inline]
+    #[inline(always)]
     fn honour_second_chances(&mut self) {
-        if !self.second_chance_on {
-            return;
+        if self.second_chance_on {
+            self.move_second_chances_to_mru();
         }
+    }
+
+    #[inline(never)]
+    fn move_second_chances_to_mru(&mut self) {
         while self.rotate_in_flight_tail() {
             let v = self.lru.tail();
             if v == crate::cache::lru::SENTINEL
@@ -170,12 +176,17 @@ impl ArrayCache {
         slot != NONE && self.seq.get(slot as usize) == Some(&self.seq_threshold)
     }
 
-    /// Sets the counter of `block`, just entered in `slot`.
-    #[inline]
+    /// Sets the counter of `block`, just entered in `slot` (detection off:
+    /// nothing, inlined).
+    #[inline(always)]
     fn entered(&mut self, block: u64, slot: u32) {
-        if self.seq_threshold == 0 {
-            return;
+        if self.seq_threshold != 0 {
+            self.count_sequential(block, slot);
         }
+    }
+
+    #[inline(never)]
+    fn count_sequential(&mut self, block: u64, slot: u32) {
         let prev = if block > 0 { self.lookup(block - 1) } else { NONE };
         let counter =
             if prev != NONE { self.seq[prev as usize].saturating_add(1).min(self.seq_threshold) } else { 1 };
@@ -187,7 +198,7 @@ impl ArrayCache {
 
     #[inline]
     pub fn lookup(&self, block: u64) -> u32 {
-        self.index.get(&block).copied().unwrap_or(NONE)
+        self.index.get(block)
     }
 
     #[inline]
@@ -210,7 +221,7 @@ impl ArrayCache {
         }
         let (ev, room) = self.lru.make_room();
         if let Some(ev) = ev {
-            self.index.remove(&ev.key);
+            self.index.remove(ev.key);
             self.stats.wasted += ev.unused_prefetch as u64;
             self.evicted_dirty(&ev);
         }
@@ -261,7 +272,7 @@ impl ArrayCache {
             }
             self.honour_second_chances();
             let (slot, _, ev) = self.lru.replace_victim_from(self.lru.tail(), block, flags, NONE)?;
-            self.index.remove(&ev.key);
+            self.index.remove(ev.key);
             self.stats.wasted += ev.unused_prefetch as u64;
             self.evicted_dirty(&ev);
             (slot, Some(ev))
@@ -294,7 +305,7 @@ impl ArrayCache {
             return false;
         }
         self.lru.remove(slot);
-        self.index.remove(&block);
+        self.index.remove(block);
         self.stats.wasted += 1;
         true
     }
@@ -313,7 +324,7 @@ impl ArrayCache {
             return false;
         }
         self.lru.remove(slot);
-        self.index.remove(&block);
+        self.index.remove(block);
         true
     }
 

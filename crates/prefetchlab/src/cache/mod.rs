@@ -2,6 +2,8 @@
 //! memory budget) and the slot store it shares with the array cache.
 //!
 //! * [`lru`] — slots with prefetched/used/marker bookkeeping and an LRU list.
+//! * [`block_map`] — block → value over a large, sparse block space (the array
+//!   cache's index, the block policies' per-block tables).
 //! * [`PageCache`] — the page cache: `(file, page)` → slot.
 //!
 //! A page is *prefetched* when it was brought in beyond the pages the
@@ -9,6 +11,7 @@
 //! A page counts as a hit when it is uptodate at the moment it is read (a
 //! page still in flight is a miss, even if readahead issued it).
 
+pub mod block_map;
 pub mod lru;
 
 use lru::{flag, Evicted, LruSlots, NONE, SENTINEL};

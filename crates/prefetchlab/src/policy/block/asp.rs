@@ -58,8 +58,8 @@
 //!   out here.
 
 use super::{BlockAccess, BlockContext, BlockPrefetch, Geometry};
+use crate::cache::block_map::BlockMap;
 use crate::config::AspConfig;
-use rustc_hash::FxHashMap;
 use std::collections::VecDeque;
 
 /// Which ghost list an address is in.
@@ -71,27 +71,31 @@ enum List {
     Cache = 1,
 }
 
-/// The two ghost lists: bounded lists of addresses (at most `cap[list]`
-/// entries each, the oldest leaving first). An address is in one list at
-/// most — entering one takes it out of the other — so one map answers for
-/// both and a miss costs one lookup.
+/// The two ghost lists: bounded lists of addresses (the last `cap[list]`
+/// entries into each, the oldest leaving first). An address is in one list
+/// at most — entering one takes it out of the other — so one map answers
+/// for both and a miss costs one lookup.
 struct Ghosts {
     cap: [usize; 2],
-    seq: u64,
-    /// Address → its list and the sequence number of its newest entry.
-    map: FxHashMap<u64, (List, u64)>,
-    /// Each list's entries in insertion order; stale ones (removed, or
-    /// inserted again since) are skipped when they leave.
-    order: [VecDeque<(u64, u64)>; 2],
+    /// Each list's last `cap` entries, a ring whose oldest is at `head`;
+    /// [`DEAD`] marks an entry whose address left early (a miss on it, or
+    /// it entered again since).
+    rings: [Vec<u64>; 2],
+    head: [usize; 2],
+    /// Address → 1 + (its place in its ring × 2 + its list); 0 when in neither.
+    map: BlockMap<u64>,
 }
+
+/// A ghost ring's entry whose address left.
+const DEAD: u64 = u64::MAX;
 
 impl Ghosts {
     fn new(prefetch_cap: u32, cache_cap: u32) -> Ghosts {
         Ghosts {
             cap: [prefetch_cap as usize, cache_cap as usize],
-            seq: 0,
-            map: FxHashMap::default(),
-            order: [VecDeque::new(), VecDeque::new()],
+            rings: [Vec::new(), Vec::new()],
+            head: [0, 0],
+            map: BlockMap::new(0),
         }
     }
 
@@ -99,126 +103,40 @@ impl Ghosts {
     fn insert(&mut self, list: List, block: u64) {
         let l = list as usize;
         if self.cap[l] == 0 {
-            self.map.remove(&block);
+            self.remove(block);
             return;
         }
-        self.seq += 1;
-        self.map.insert(block, (list, self.seq));
-        let order = &mut self.order[l];
-        order.push_back((block, self.seq));
-        while order.len() > self.cap[l] {
-            let (b, s) = order.pop_front().expect("longer than cap");
-            if self.map.get(&b) == Some(&(list, s)) {
-                self.map.remove(&b);
+        let ring = &mut self.rings[l];
+        let place = if ring.len() < self.cap[l] {
+            ring.push(DEAD);
+            ring.len() - 1
+        } else {
+            // the oldest entry leaves
+            let p = self.head[l];
+            self.head[l] = if p + 1 == ring.len() { 0 } else { p + 1 };
+            let oldest = std::mem::replace(&mut ring[p], DEAD);
+            if oldest != DEAD {
+                self.map.remove(oldest);
             }
+            p
+        };
+        self.rings[l][place] = block;
+        let prev = self.map.insert(block, 1 + ((place as u64) << 1 | l as u64));
+        if prev != 0 {
+            let v = prev - 1;
+            self.rings[(v & 1) as usize][(v >> 1) as usize] = DEAD;
         }
     }
 
     /// The list `block` was in, if any; it leaves it.
     fn remove(&mut self, block: u64) -> Option<List> {
-        if self.map.is_empty() {
+        let e = self.map.remove(block);
+        if e == 0 {
             return None;
         }
-        self.map.remove(&block).map(|(list, _)| list)
-    }
-}
-
-/// The prefetched blocks not read, evicted nor culled, with their clock
-/// stamps, kept by strip: a strip with such blocks has a slot of one stamp
-/// per block (0: none) in a flat table, found through a map of strips. SP
-/// brings blocks in by strips, so the map holds a strip's worth of blocks
-/// per entry and stays small enough for the processor's caches, where a map
-/// of blocks did not (it was most of ASP's time on long traces).
-struct Unread {
-    strip_blocks: u64,
-    slot_of: FxHashMap<u64, u32>,
-    /// `slot * strip_blocks + block's place in its strip` → stamp.
-    stamps: Vec<u64>,
-    /// Blocks held per slot.
-    held: Vec<u32>,
-    free: Vec<u32>,
-    len: usize,
-}
-
-impl Unread {
-    fn new(strip_blocks: u64) -> Unread {
-        Unread {
-            strip_blocks: strip_blocks.max(1),
-            slot_of: FxHashMap::default(),
-            stamps: Vec::new(),
-            held: Vec::new(),
-            free: Vec::new(),
-            len: 0,
-        }
-    }
-
-    #[inline]
-    fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
-    #[inline]
-    fn place(&self, block: u64) -> (u64, usize) {
-        (block / self.strip_blocks, (block % self.strip_blocks) as usize)
-    }
-
-    /// `block`'s stamp, if it is held.
-    #[inline]
-    fn get(&self, block: u64) -> Option<u64> {
-        if self.len == 0 {
-            return None;
-        }
-        let (strip, i) = self.place(block);
-        let slot = *self.slot_of.get(&strip)? as usize;
-        let stamp = self.stamps[slot * self.strip_blocks as usize + i];
-        (stamp != 0).then_some(stamp)
-    }
-
-    /// Holds `block` with `stamp` (not 0), replacing any stamp it had.
-    fn insert(&mut self, block: u64, stamp: u64) {
-        debug_assert!(stamp != 0);
-        let (strip, i) = self.place(block);
-        let sb = self.strip_blocks as usize;
-        let slot = match self.slot_of.get(&strip) {
-            Some(&s) => s as usize,
-            None => {
-                let s = self.free.pop().unwrap_or_else(|| {
-                    self.held.push(0);
-                    self.stamps.resize(self.stamps.len() + sb, 0);
-                    (self.held.len() - 1) as u32
-                });
-                self.slot_of.insert(strip, s);
-                s as usize
-            }
-        };
-        let cell = &mut self.stamps[slot * sb + i];
-        if *cell == 0 {
-            self.held[slot] += 1;
-            self.len += 1;
-        }
-        *cell = stamp;
-    }
-
-    /// `block`'s stamp, if it was held; it is not any more.
-    #[inline]
-    fn remove(&mut self, block: u64) -> Option<u64> {
-        if self.len == 0 {
-            return None;
-        }
-        let (strip, i) = self.place(block);
-        let slot = *self.slot_of.get(&strip)? as usize;
-        let cell = &mut self.stamps[slot * self.strip_blocks as usize + i];
-        let stamp = std::mem::take(cell);
-        if stamp == 0 {
-            return None;
-        }
-        self.len -= 1;
-        self.held[slot] -= 1;
-        if self.held[slot] == 0 {
-            self.slot_of.remove(&strip);
-            self.free.push(slot as u32);
-        }
-        Some(stamp)
+        let v = e - 1;
+        self.rings[(v & 1) as usize][(v >> 1) as usize] = DEAD;
+        Some(if v & 1 == List::Prefetch as u64 { List::Prefetch } else { List::Cache })
     }
 }
 
@@ -254,8 +172,9 @@ struct Gate {
     off_intervals: u64,
     switched_off: u64,
     switched_on: u64,
-    /// While off: the blocks SP's world would have prefetched → clock stamp.
-    shadow: FxHashMap<u64, u64>,
+    /// While off: the blocks SP's world would have prefetched → clock stamp
+    /// (`u64::MAX`: none).
+    shadow: BlockMap<u64>,
     shadow_order: VecDeque<(u64, u64)>,
     shadow_strip_reads: u64,
     shadow_hits: u64,
@@ -287,8 +206,9 @@ pub struct Asp {
     monitor: u64,
     /// Blocks moved to the MRU end so far.
     clock: u64,
-    /// Prefetched blocks not read, evicted nor culled → their clock stamp.
-    unread: Unread,
+    /// Prefetched blocks not read, evicted nor culled → their clock stamp
+    /// (from 1; 0: none).
+    unread: BlockMap<u64>,
     /// The same in prefetch order (stale entries skipped when popped).
     order: VecDeque<(u64, u64)>,
     ghosts: Ghosts,
@@ -312,7 +232,7 @@ impl Asp {
             delta: cfg.delta.max(1) as u64,
             monitor: cfg.monitor as u64,
             clock: 0,
-            unread: Unread::new(geometry.strip_blocks()),
+            unread: BlockMap::new(0),
             order: VecDeque::new(),
             ghosts: Ghosts::new(cfg.prefetch_ghost, cfg.cache_ghost),
             gate: Gate {
@@ -329,7 +249,7 @@ impl Asp {
                 off_intervals: 0,
                 switched_off: 0,
                 switched_on: 0,
-                shadow: FxHashMap::default(),
+                shadow: BlockMap::new(u64::MAX),
                 shadow_order: VecDeque::new(),
                 shadow_strip_reads: 0,
                 shadow_hits: 0,
@@ -385,7 +305,8 @@ impl Asp {
         for b in a.block..a.end() {
             let missed = !a.hit && b >= a.first_miss && b < a.miss_end;
             let (mut demand_miss, mut sp_miss) = (missed, missed);
-            if let Some(stamp) = self.unread.remove(b) {
+            let stamp = self.unread.remove(b);
+            if stamp != 0 {
                 // the first read of a prefetched block: a demand-only cache missed it
                 self.n.prefetch_hits += 1;
                 (demand_miss, sp_miss) = (true, false);
@@ -406,7 +327,7 @@ impl Asp {
                     }
                     None => {}
                 }
-                if off && self.gate.shadow.remove(&b).is_some() {
+                if off && self.gate.shadow.remove(b) != u64::MAX {
                     self.gate.shadow_hits += 1;
                     sp_miss = false; // SP's world had prefetched it
                 }
@@ -469,7 +390,7 @@ impl Asp {
         let end = (first + sb).min(self.geometry.capacity_blocks);
         let mut would = 0;
         for b in first..end {
-            if !ctx.is_cached(b) && !self.gate.shadow.contains_key(&b) {
+            if !ctx.is_cached(b) && !self.gate.shadow.contains(b) {
                 would += 1;
                 self.gate.shadow.insert(b, self.clock);
                 self.gate.shadow_order.push_back((b, self.clock));
@@ -494,7 +415,7 @@ impl Asp {
             }
             self.order.pop_front();
             // stale (read, evicted, prefetched again) or in flight (culled when it completes)
-            if culling && self.unread.get(b) == Some(stamp) && ctx.cull(b) {
+            if culling && self.unread.get(b) == stamp && ctx.cull(b) {
                 self.culled(b);
             }
         }
@@ -504,8 +425,8 @@ impl Asp {
                 break;
             }
             g.shadow_order.pop_front();
-            if g.shadow.get(&b) == Some(&stamp) {
-                g.shadow.remove(&b);
+            if g.shadow.get(b) == stamp {
+                g.shadow.remove(b);
             }
         }
     }
@@ -586,10 +507,9 @@ impl BlockPrefetch for Asp {
         }
         // prefetched blocks that went below the culling point while in flight
         for b in block..block + blocks {
-            if let Some(stamp) = self.unread.get(b) {
-                if self.clock - stamp >= self.nu && ctx.cull(b) {
-                    self.culled(b);
-                }
+            let stamp = self.unread.get(b);
+            if stamp != 0 && self.clock - stamp >= self.nu && ctx.cull(b) {
+                self.culled(b);
             }
         }
     }
