@@ -5,8 +5,8 @@
 //!
 //! Array blocks are many (a 5-disk array of 73 GB drives has ~90 M), so the
 //! index is a hash map of aligned block groups rather than a flat table
-//! ([`BlockMap`]): the runs arrays are read and prefetched in cost one
-//! lookup, not one per block.
+//! ([`BlockMap`]): arrays are read and prefetched in runs, and a run costs
+//! one lookup per 16-block group it touches, not one per block.
 //!
 //! The timed engine fills a block through an I/O ([`ArrayCache::allocate`],
 //! then [`ArrayCache::complete`]); the cache-only mode

@@ -1,17 +1,18 @@
 //! A map from block to a small value over a large, sparse block space: the
 //! array cache's block → slot index (a 5-disk array of 73 GB drives has
 //! ~90 M blocks, too many for a flat table), and the per-block tables of
-//! the block policies (ASP's unread prefetches and ghosts).
+//! the block policies (ASP's unread prefetches, ghosts and gate shadow).
 //!
 //! Blocks are kept in aligned *groups* of [`GROUP_BLOCKS`] (64 KiB of 4 KiB
-//! blocks, a common strip): a hash map finds a group, and the group's values
-//! lie side by side (one cache line of `u32` slots). Arrays are read and
-//! prefetched in runs — a strip at a time for SP, a window for readahead, a
-//! stripe for MSP — and the last two groups found are remembered, so a run
-//! costs one hash lookup instead of one per block, even while another run
-//! leaves (a cache filling one strip as it evicts another). Scattered single blocks cost
-//! what a map of blocks would (one lookup each), with a group's values of
-//! memory per block in the worst case.
+//! blocks, a common strip): a hash map finds a group, and the group's 16
+//! values lie side by side (64 bytes of `u32` slots for the array cache).
+//! Arrays are read and prefetched in runs — a strip at a time for SP, a
+//! window for readahead, a stripe for MSP — and the last two groups found
+//! are remembered, so a run costs one hash lookup per group it touches
+//! instead of one per block, even while another run leaves (a cache filling
+//! one strip as it evicts another). A scattered block costs what a map of
+//! blocks would (one lookup), and in the worst case (every group holding one
+//! block) a whole group's values of memory.
 //!
 //! The map hashes with rustc-hash's multiply-rotate: block numbers are not
 //! adversarial, and the std hasher's SipHash costs more than the rest of a
@@ -151,7 +152,9 @@ impl<V: Copy + PartialEq> BlockMap<V> {
         self.forget(group);
     }
 
-    /// Maps `block` to `value` (not `empty`); returns the value it had, or `empty`.
+    /// Maps `block` to `value`; returns the value it had, or `empty`. The
+    /// `empty` value itself is never stored (the callers' encodings keep it
+    /// apart: slots are never `NONE`, stamps start at 1).
     #[inline(always)]
     pub fn insert(&mut self, block: u64, value: V) -> V {
         debug_assert!(value != self.empty);

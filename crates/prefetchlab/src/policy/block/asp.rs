@@ -86,7 +86,8 @@ struct Ghosts {
     map: BlockMap<u64>,
 }
 
-/// A ghost ring's entry whose address left.
+/// A ghost ring's entry whose address left. Not a block: block numbers are
+/// below the array's capacity.
 const DEAD: u64 = u64::MAX;
 
 impl Ghosts {
@@ -99,8 +100,9 @@ impl Ghosts {
         }
     }
 
-    /// `block` enters `list` (and leaves the other).
+    /// `block` (not [`DEAD`]) enters `list` (and leaves the other).
     fn insert(&mut self, list: List, block: u64) {
+        debug_assert!(block != DEAD);
         let l = list as usize;
         if self.cap[l] == 0 {
             self.remove(block);
