@@ -288,6 +288,12 @@ impl BlockContext for Ctx<'_> {
     fn now_ns(&self) -> u64 {
         0 // no clock
     }
+    fn word(&self, block: u64) -> u64 {
+        self.cache.word(block)
+    }
+    fn set_word(&mut self, block: u64, word: u64) {
+        self.cache.set_word(block, word);
+    }
 }
 
 #[cfg(test)]

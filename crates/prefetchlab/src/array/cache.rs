@@ -55,6 +55,9 @@ pub struct ArrayCache {
     second_chances: Vec<u64>,
     /// Slots whose read has not completed (allocated, not yet uptodate).
     in_flight: u64,
+    /// A block policy's word per slot ([`ArrayCache::word`]); empty until a
+    /// policy sets one.
+    words: Vec<u64>,
 }
 
 impl ArrayCache {
@@ -71,6 +74,7 @@ impl ArrayCache {
             second_chance_on: false,
             second_chances: Vec::new(),
             in_flight: 0,
+            words: Vec::new(),
         }
     }
 
@@ -196,6 +200,42 @@ impl ArrayCache {
         self.seq[slot as usize] = counter;
     }
 
+    /// The block policy's word for the cached `block` (0 when absent or
+    /// never set). It lives in the block's slot: a block that leaves and is
+    /// brought in again starts at 0 (ASP keeps its prefetch stamps here).
+    #[inline]
+    pub fn word(&self, block: u64) -> u64 {
+        if self.words.is_empty() {
+            return 0;
+        }
+        let slot = self.lookup(block);
+        if slot == NONE {
+            return 0;
+        }
+        self.words.get(slot as usize).copied().unwrap_or(0)
+    }
+
+    /// Sets the word of the cached `block` (no-op when absent).
+    pub fn set_word(&mut self, block: u64, word: u64) {
+        let slot = self.lookup(block);
+        if slot == NONE {
+            return;
+        }
+        if slot as usize >= self.words.len() {
+            let len = (slot as usize + 1).max(self.lru.capacity() as usize + 1);
+            self.words.resize(len, 0);
+        }
+        self.words[slot as usize] = word;
+    }
+
+    /// A slot taken for a new block starts with word 0.
+    #[inline(always)]
+    fn clear_word(&mut self, slot: u32) {
+        if let Some(w) = self.words.get_mut(slot as usize) {
+            *w = 0;
+        }
+    }
+
     #[inline]
     pub fn lookup(&self, block: u64) -> u32 {
         self.index.get(block)
@@ -238,6 +278,7 @@ impl ArrayCache {
         let s = self.lru.insert(block, flags, io);
         self.index.insert(block, s);
         self.entered(block, s);
+        self.clear_word(s);
         self.in_flight += 1;
         s
     }
@@ -286,6 +327,7 @@ impl ArrayCache {
         }
         self.index.insert(block, slot);
         self.entered(block, slot);
+        self.clear_word(slot);
         Some((slot, ev))
     }
 
@@ -455,6 +497,23 @@ mod tests {
         assert!(c.cull(4));
         c.fill(5, true); // the freed slots are reused
         assert_eq!((c.len(), c.stats.prefetched), (3, 4));
+    }
+
+    #[test]
+    fn a_policy_word_stays_with_its_block_and_a_block_brought_in_again_starts_at_0() {
+        let mut c = ArrayCache::new(2);
+        assert_eq!(c.word(1), 0);
+        c.fill(1, true);
+        c.set_word(9, 5); // absent: no-op
+        c.set_word(1, 7);
+        assert_eq!((c.word(1), c.word(9)), (7, 0));
+        c.fill(2, true);
+        c.fill(3, true); // evicts 1; its slot goes to 3
+        assert_eq!((c.word(1), c.word(3)), (0, 0));
+        c.set_word(3, 8);
+        assert!(c.cull(3));
+        let s = c.allocate(4, 0, true); // the culled slot, in flight
+        assert_eq!((c.lookup(4), c.word(4)), (s, 0));
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! A map from block to a small value over a large, sparse block space: the
 //! array cache's block → slot index (a 5-disk array of 73 GB drives has
 //! ~90 M blocks, too many for a flat table), and the per-block tables of
-//! the block policies (ASP's unread prefetches, ghosts and gate shadow).
+//! the block policies (ASP's ghosts and gate shadow).
 //!
 //! Blocks are kept in aligned *groups* of [`GROUP_BLOCKS`] (64 KiB of 4 KiB
 //! blocks, a common strip): a hash map finds a group, and the group's 16

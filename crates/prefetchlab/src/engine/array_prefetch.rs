@@ -173,4 +173,12 @@ impl BlockContext for BlockCtx<'_> {
     fn now_ns(&self) -> u64 {
         self.e.events.now_ns()
     }
+    fn word(&self, block: u64) -> u64 {
+        self.e.array_cache.as_ref().map_or(0, |a| a.word(block))
+    }
+    fn set_word(&mut self, block: u64, word: u64) {
+        if let Some(ac) = self.e.array_cache.as_mut() {
+            ac.set_word(block, word);
+        }
+    }
 }

@@ -24,7 +24,9 @@
 //!   LRU positions, so the clock counts the blocks moved to the MRU end —
 //!   every block of every read, every block prefetched — and a prefetched
 //!   block unread is culled once `N_U` blocks have gone to the MRU end since
-//!   it was prefetched. This **overestimates** depth: a hit on a block
+//!   it was prefetched. A prefetched block's clock stamp is kept in its
+//!   cache slot ([`BlockContext::word`], cleared on its first read), so it
+//!   leaves with the block. This **overestimates** depth: a hit on a block
 //!   already above it ticks the clock without pushing it down (and writes,
 //!   which a block policy does not see, push it down without a tick), so
 //!   culling comes somewhat early on workloads with short reuse. A block in
@@ -208,9 +210,6 @@ pub struct Asp {
     monitor: u64,
     /// Blocks moved to the MRU end so far.
     clock: u64,
-    /// Prefetched blocks not read, evicted nor culled → their clock stamp
-    /// (from 1; 0: none).
-    unread: BlockMap<u64>,
     /// The same in prefetch order (stale entries skipped when popped).
     order: VecDeque<(u64, u64)>,
     ghosts: Ghosts,
@@ -234,7 +233,6 @@ impl Asp {
             delta: cfg.delta.max(1) as u64,
             monitor: cfg.monitor as u64,
             clock: 0,
-            unread: BlockMap::new(0),
             order: VecDeque::new(),
             ghosts: Ghosts::new(cfg.prefetch_ghost, cfg.cache_ghost),
             gate: Gate {
@@ -297,19 +295,21 @@ impl Asp {
         self.gate.positioning_ns + blocks as f64 * self.gate.block_ns
     }
 
-    /// Walks the read's blocks: first reads of prefetched blocks (and the
-    /// monitor region), ghost hits, shadow hits; notes per strip what the
-    /// demand-only and SP worlds missed.
-    fn walk(&mut self, a: &BlockAccess) {
+    /// Walks the read's blocks: first reads of prefetched blocks (a stamp
+    /// in the slot's word, which the read clears) and the monitor region,
+    /// ghost hits, shadow hits; notes per strip what the demand-only and SP
+    /// worlds missed.
+    fn walk(&mut self, ctx: &mut dyn BlockContext, a: &BlockAccess) {
         let sb = self.geometry.strip_blocks();
         let off = !self.gate.on;
         self.notes.clear();
         for b in a.block..a.end() {
             let missed = !a.hit && b >= a.first_miss && b < a.miss_end;
             let (mut demand_miss, mut sp_miss) = (missed, missed);
-            let stamp = self.unread.remove(b);
+            let stamp = ctx.word(b);
             if stamp != 0 {
-                // the first read of a prefetched block: a demand-only cache missed it
+                ctx.set_word(b, 0); // read now
+                                    // the first read of a prefetched block: a demand-only cache missed it
                 self.n.prefetch_hits += 1;
                 (demand_miss, sp_miss) = (true, false);
                 let depth = self.clock - stamp;
@@ -371,7 +371,7 @@ impl Asp {
             for i in 0..self.brought.len() {
                 let b = self.brought[i];
                 self.clock += 1;
-                self.unread.insert(b, self.clock);
+                ctx.set_word(b, self.clock);
                 self.order.push_back((b, self.clock));
                 // a ghost entry of b stays until b leaves again: it can only miss
                 // after an eviction or a cull, and both put it in the right list
@@ -417,7 +417,7 @@ impl Asp {
             }
             self.order.pop_front();
             // stale (read, evicted, prefetched again) or in flight (culled when it completes)
-            if culling && self.unread.get(b) == stamp && ctx.cull(b) {
+            if culling && ctx.word(b) == stamp && ctx.cull(b) {
                 self.culled(b);
             }
         }
@@ -434,7 +434,6 @@ impl Asp {
     }
 
     fn culled(&mut self, b: u64) {
-        self.unread.remove(b);
         self.n.culled += 1;
         self.ghosts.insert(List::Prefetch, b);
     }
@@ -470,7 +469,7 @@ impl Asp {
 
 impl BlockPrefetch for Asp {
     fn on_access(&mut self, ctx: &mut dyn BlockContext, a: BlockAccess) {
-        self.walk(&a);
+        self.walk(ctx, &a);
         self.clock += a.blocks; // each block of the read went to the MRU end
         for i in 0..self.notes.len() {
             let n = self.notes[i];
@@ -494,7 +493,6 @@ impl BlockPrefetch for Asp {
         if ctx.is_cached(block) {
             return; // back already
         }
-        self.unread.remove(block);
         if unused_prefetch {
             self.n.evicted_unread += 1;
             self.ghosts.insert(List::Prefetch, block);
@@ -504,12 +502,12 @@ impl BlockPrefetch for Asp {
     }
 
     fn on_complete(&mut self, ctx: &mut dyn BlockContext, block: u64, blocks: u64, _waited: bool) {
-        if self.nu >= self.capacity || self.unread.is_empty() {
+        if self.nu >= self.capacity {
             return;
         }
         // prefetched blocks that went below the culling point while in flight
         for b in block..block + blocks {
-            let stamp = self.unread.get(b);
+            let stamp = ctx.word(b);
             if stamp != 0 && self.clock - stamp >= self.nu && ctx.cull(b) {
                 self.culled(b);
             }

@@ -208,6 +208,12 @@ pub trait BlockContext {
     fn drop_read(&mut self, block: u64) -> bool;
     /// The simulated time, ns (0 in the cache-only mode, which has no clock).
     fn now_ns(&self) -> u64;
+    /// The policy's own word for a cached block, 0 when absent or never
+    /// set. It lives in the block's cache slot and leaves with it, so a
+    /// block brought in again starts at 0 (ASP's prefetch stamps).
+    fn word(&self, block: u64) -> u64;
+    /// Sets the word of a cached block (no-op when absent).
+    fn set_word(&mut self, block: u64, word: u64);
 }
 
 /// A block-level prefetching policy (see the module doc for when each hook

@@ -151,7 +151,7 @@ pub fn degree_histogram(degrees: impl Iterator<Item = u64>) -> serde_json::Value
 #[cfg(test)]
 pub mod double {
     use super::super::{BlockAccess, BlockContext};
-    use std::collections::BTreeSet;
+    use std::collections::{BTreeMap, BTreeSet};
 
     #[derive(Default)]
     pub struct Cache {
@@ -165,6 +165,8 @@ pub mod double {
         /// `(first, blocks)` of each prefetch that read something.
         pub reads: Vec<(u64, u64)>,
         pub capacity: u64,
+        /// The policy's words of cached blocks (a block brought in starts at 0).
+        pub words: BTreeMap<u64, u64>,
     }
 
     impl Cache {
@@ -181,6 +183,9 @@ pub mod double {
             let first_miss = absent.first().copied().unwrap_or(block);
             let miss_end = absent.last().map_or(block, |b| b + 1);
             let sequential = first_miss > 0 && self.cached.contains(&(first_miss - 1));
+            for b in &absent {
+                self.words.remove(b);
+            }
             self.cached.extend(absent);
             for b in block..block + blocks {
                 self.unread.remove(&b);
@@ -198,6 +203,9 @@ pub mod double {
             let got: Vec<u64> = (block..end).filter(|b| !self.cached.contains(b)).collect();
             if let (Some(&f), Some(&l)) = (got.first(), got.last()) {
                 self.reads.push((f, l + 1 - f));
+            }
+            for b in &got {
+                self.words.remove(b);
             }
             self.cached.extend(&got);
             self.unread.extend(&got);
@@ -224,6 +232,18 @@ pub mod double {
         }
         fn now_ns(&self) -> u64 {
             0
+        }
+        fn word(&self, block: u64) -> u64 {
+            if self.cached.contains(&block) {
+                self.words.get(&block).copied().unwrap_or(0)
+            } else {
+                0
+            }
+        }
+        fn set_word(&mut self, block: u64, word: u64) {
+            if self.cached.contains(&block) {
+                self.words.insert(block, word);
+            }
         }
         fn drop_read(&mut self, block: u64) -> bool {
             if !self.cached.contains(&block) || self.unread.contains(&block) {
