@@ -92,7 +92,7 @@ def _paired(
     just before each run of a scheme and the ratio is taken pair by pair, so that a drift in the
     machine's speed over the bench (a shared machine's) does not show as a difference of schemes."""
     lru_scheme = SCHEMES[0][1]
-    run(lru_scheme)  # a warm-up: the first run also reads the files into the OS's cache
+    warm_up = run(lru_scheme)  # the first run also reads the files into the OS's cache
     lru_rates: list[float] = []
     results = []
     for label, scheme in SCHEMES[1:]:
@@ -105,8 +105,7 @@ def _paired(
             ratios.append(base / rate(m))
         hit = m["array_cache_hit_ratio"]
         results.append((label, statistics.median(rates), statistics.median(ratios), hit))
-    lru = run(lru_scheme)
-    return [(SCHEMES[0][0], statistics.median(lru_rates), 1.0, lru["array_cache_hit_ratio"]), *results]
+    return [(SCHEMES[0][0], statistics.median(lru_rates), 1.0, warm_up["array_cache_hit_ratio"]), *results]
 
 
 def _table(title: str, rate_name: str, results: list[tuple[str, float, float, float]]) -> None:

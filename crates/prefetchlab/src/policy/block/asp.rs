@@ -210,7 +210,9 @@ pub struct Asp {
     monitor: u64,
     /// Blocks moved to the MRU end so far.
     clock: u64,
-    /// The same in prefetch order (stale entries skipped when popped).
+    /// The prefetched blocks and their clock stamps, in prefetch order. An
+    /// entry is stale (skipped when popped) once the block's word no longer
+    /// holds its stamp: read, evicted, culled or prefetched again.
     order: VecDeque<(u64, u64)>,
     ghosts: Ghosts,
     gate: Gate,
@@ -308,8 +310,9 @@ impl Asp {
             let (mut demand_miss, mut sp_miss) = (missed, missed);
             let stamp = ctx.word(b);
             if stamp != 0 {
-                ctx.set_word(b, 0); // read now
-                                    // the first read of a prefetched block: a demand-only cache missed it
+                // the first read of a prefetched block (its stamp goes: it is read
+                // now): a demand-only cache missed it
+                ctx.set_word(b, 0);
                 self.n.prefetch_hits += 1;
                 (demand_miss, sp_miss) = (true, false);
                 let depth = self.clock - stamp;
@@ -575,6 +578,23 @@ mod tests {
         }
         assert!(c.culled.is_empty(), "N_U = the cache: no culling");
         assert_eq!(p.state_json()["reconstruction"], "algorithms.md §5.2 (decisions.md 5)");
+    }
+
+    #[test]
+    fn a_prefetched_block_counts_one_prefetch_hit_and_none_once_it_left_and_came_back_by_demand() {
+        let mut p = asp(AspConfig::default(), 1000);
+        let mut c = Cache::new();
+        read(&mut p, &mut c, 0, 1); // blocks 1..=15 prefetched
+        read(&mut p, &mut c, 3, 1);
+        read(&mut p, &mut c, 3, 1); // its stamp went with the first read
+        assert_eq!(p.state_json()["prefetch_hits"], 1);
+        // block 4 leaves unread and comes back by a demand read: no stamp
+        c.cached.remove(&4);
+        p.on_evict(&mut c, 4, true);
+        read(&mut p, &mut c, 4, 1);
+        assert_eq!(p.state_json()["prefetch_hits"], 1);
+        read(&mut p, &mut c, 5, 1); // still prefetched, unread
+        assert_eq!(p.state_json()["prefetch_hits"], 2);
     }
 
     #[test]
