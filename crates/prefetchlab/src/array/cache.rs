@@ -32,7 +32,8 @@ pub struct ArrayCacheStats {
 pub const RECLAIM_BATCH: u32 = 32;
 
 pub struct ArrayCache {
-    lru: LruSlots,
+    /// The slots, each with a block policy's word ([`ArrayCache::word`]).
+    lru: LruSlots<u64>,
     index: BlockMap<u32>,
     pub stats: ArrayCacheStats,
     /// Write-back: dirty blocks held now.
@@ -55,9 +56,6 @@ pub struct ArrayCache {
     second_chances: Vec<u64>,
     /// Slots whose read has not completed (allocated, not yet uptodate).
     in_flight: u64,
-    /// A block policy's word per slot ([`ArrayCache::word`]); empty until a
-    /// policy sets one.
-    words: Vec<u64>,
 }
 
 impl ArrayCache {
@@ -74,7 +72,6 @@ impl ArrayCache {
             second_chance_on: false,
             second_chances: Vec::new(),
             in_flight: 0,
-            words: Vec::new(),
         }
     }
 
@@ -205,34 +202,19 @@ impl ArrayCache {
     /// brought in again starts at 0 (ASP keeps its prefetch stamps here).
     #[inline]
     pub fn word(&self, block: u64) -> u64 {
-        if self.words.is_empty() {
-            return 0;
-        }
         let slot = self.lookup(block);
         if slot == NONE {
             return 0;
         }
-        self.words.get(slot as usize).copied().unwrap_or(0)
+        self.lru.word(slot)
     }
 
     /// Sets the word of the cached `block` (no-op when absent).
+    #[inline]
     pub fn set_word(&mut self, block: u64, word: u64) {
         let slot = self.lookup(block);
-        if slot == NONE {
-            return;
-        }
-        if slot as usize >= self.words.len() {
-            let len = (slot as usize + 1).max(self.lru.capacity() as usize + 1);
-            self.words.resize(len, 0);
-        }
-        self.words[slot as usize] = word;
-    }
-
-    /// A slot taken for a new block starts with word 0.
-    #[inline(always)]
-    fn clear_word(&mut self, slot: u32) {
-        if let Some(w) = self.words.get_mut(slot as usize) {
-            *w = 0;
+        if slot != NONE {
+            self.lru.set_word(slot, word);
         }
     }
 
@@ -278,7 +260,6 @@ impl ArrayCache {
         let s = self.lru.insert(block, flags, io);
         self.index.insert(block, s);
         self.entered(block, s);
-        self.clear_word(s);
         self.in_flight += 1;
         s
     }
@@ -327,7 +308,6 @@ impl ArrayCache {
         }
         self.index.insert(block, slot);
         self.entered(block, slot);
-        self.clear_word(slot);
         Some((slot, ev))
     }
 

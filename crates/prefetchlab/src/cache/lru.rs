@@ -35,16 +35,23 @@ pub const NONE: u32 = u32::MAX;
 pub const SENTINEL: u32 = 0;
 
 #[derive(Debug, Clone, Copy)]
-struct Slot {
+struct Slot<W> {
     key: u64,
     /// The I/O that is filling this slot while it is not uptodate.
     io: u32,
     prev: u32,
     next: u32,
     flags: u8,
+    /// The owner's word for the slot's key ([`LruSlots::word`]).
+    word: W,
 }
 
-const EMPTY: Slot = Slot { key: 0, io: NONE, prev: SENTINEL, next: SENTINEL, flags: 0 };
+impl<W: Default> Slot<W> {
+    #[inline(always)]
+    fn new(key: u64, io: u32, flags: u8) -> Slot<W> {
+        Slot { key, io, prev: SENTINEL, next: SENTINEL, flags, word: W::default() }
+    }
+}
 
 /// What leaving the cache cost: the evicted key and whether it was a wasted prefetch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,17 +62,21 @@ pub struct Evicted {
     pub dirty: bool,
 }
 
-/// Slots with an LRU order (head = most recent).
-pub struct LruSlots {
+/// Slots with an LRU order (head = most recent), each with a word of type
+/// `W` for its owner (the array cache's block policy keeps one per block,
+/// [`LruSlots::word`]; the page cache has none, `()`): in the slot, so that
+/// reading it costs nothing more once the slot is touched, and a slot taken
+/// for a new key starts with `W::default()`.
+pub struct LruSlots<W = ()> {
     /// `slots[SENTINEL]` is the sentinel; the others are cache slots.
-    slots: Vec<Slot>,
+    slots: Vec<Slot<W>>,
     free: Vec<u32>,
     capacity: u32,
     in_use: u32,
     peak_in_use: u32,
 }
 
-impl LruSlots {
+impl<W: Copy + Default> LruSlots<W> {
     pub fn new(capacity: u32) -> Self {
         Self::with_reserve(capacity, 0)
     }
@@ -75,7 +86,7 @@ impl LruSlots {
     pub fn with_reserve(capacity: u32, reserve: u32) -> Self {
         let capacity = capacity.max(1);
         let mut slots = Vec::with_capacity(reserve as usize + 1);
-        slots.push(EMPTY);
+        slots.push(Slot::new(0, NONE, 0));
         LruSlots { slots, free: Vec::new(), capacity, in_use: 0, peak_in_use: 0 }
     }
 
@@ -121,6 +132,17 @@ impl LruSlots {
         self.slots[s as usize].flags &= !f;
     }
 
+    /// The word of slot `s` (`W::default()` until set since the slot was taken).
+    #[inline]
+    pub fn word(&self, s: u32) -> W {
+        self.slots[s as usize].word
+    }
+
+    #[inline]
+    pub fn set_word(&mut self, s: u32, word: W) {
+        self.slots[s as usize].word = word;
+    }
+
     #[inline]
     pub fn io(&self, s: u32) -> u32 {
         self.slots[s as usize].io
@@ -152,11 +174,11 @@ impl LruSlots {
         let s = match self.free.pop() {
             Some(s) => s,
             None => {
-                self.slots.push(EMPTY);
+                self.slots.push(Slot::new(0, NONE, 0));
                 (self.slots.len() - 1) as u32
             }
         };
-        self.slots[s as usize] = Slot { key, io, prev: SENTINEL, next: SENTINEL, flags };
+        self.slots[s as usize] = Slot::new(key, io, flags);
         self.link_head(s);
         self.in_use += 1;
         self.peak_in_use = self.peak_in_use.max(self.in_use);
@@ -170,10 +192,7 @@ impl LruSlots {
     #[inline(always)]
     pub fn replace(&mut self, victim: u32, key: u64, flags: u8, io: u32) -> Evicted {
         self.unlink(victim);
-        let old = std::mem::replace(
-            &mut self.slots[victim as usize],
-            Slot { key, io, prev: SENTINEL, next: SENTINEL, flags },
-        );
+        let old = std::mem::replace(&mut self.slots[victim as usize], Slot::new(key, io, flags));
         self.link_head(victim);
         Evicted {
             key: old.key,
@@ -213,7 +232,7 @@ impl LruSlots {
         slots[old.prev as usize].next = old.next;
         slots[old.next as usize].prev = old.prev;
         let head = slots[SENTINEL as usize].next;
-        slots[v as usize] = Slot { key, io, prev: SENTINEL, next: head, flags };
+        slots[v as usize] = Slot { next: head, ..Slot::new(key, io, flags) };
         slots[head as usize].prev = v;
         slots[SENTINEL as usize].next = v;
         let ev = Evicted {
@@ -316,7 +335,7 @@ mod tests {
 
     #[test]
     fn lru_order_and_uptodate_victims() {
-        let mut c = LruSlots::new(3);
+        let mut c: LruSlots = LruSlots::new(3);
         let a = c.insert(1, flag::UPTODATE, NONE);
         let b = c.insert(2, 0, 7); // in flight
         let d = c.insert(3, flag::UPTODATE | flag::PREFETCHED, NONE);
