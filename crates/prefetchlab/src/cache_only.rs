@@ -241,16 +241,28 @@ struct Ctx<'a> {
 
 impl Ctx<'_> {
     /// Brings the absent blocks of `[block, block+blocks)` in as prefetched,
-    /// noting them in `brought`.
+    /// noting them in `brought` and, with `first_word`, giving them the
+    /// words `first_word`, `first_word + 1`, ….
     #[inline]
-    fn fill_absent(&mut self, block: u64, blocks: u64, mut brought: Option<&mut Vec<u64>>) -> u64 {
+    fn fill_absent(
+        &mut self,
+        block: u64,
+        blocks: u64,
+        mut brought: Option<&mut Vec<u64>>,
+        first_word: Option<u64>,
+    ) -> u64 {
         let mut got = 0;
         for b in block..block.saturating_add(blocks) {
             if self.cache.lookup(b) == NONE {
-                got += 1;
-                if let Some(ev) = self.cache.fill(b, true) {
+                let (slot, ev) =
+                    self.cache.try_fill(b, true).expect("without a clock every block is evictable");
+                if let Some(ev) = ev {
                     self.evicted.push((ev.key, ev.unused_prefetch));
                 }
+                if let Some(w) = first_word {
+                    self.cache.set_slot_word(slot, w + got);
+                }
+                got += 1;
                 if let Some(out) = brought.as_deref_mut() {
                     out.push(b);
                 }
@@ -265,10 +277,13 @@ impl BlockContext for Ctx<'_> {
         self.cache.lookup(block) != NONE
     }
     fn prefetch(&mut self, block: u64, blocks: u64) -> u64 {
-        self.fill_absent(block, blocks, None)
+        self.fill_absent(block, blocks, None, None)
     }
     fn prefetch_noting(&mut self, block: u64, blocks: u64, brought: &mut Vec<u64>) -> u64 {
-        self.fill_absent(block, blocks, Some(brought))
+        self.fill_absent(block, blocks, Some(brought), None)
+    }
+    fn prefetch_stamping(&mut self, block: u64, blocks: u64, brought: &mut Vec<u64>, first_word: u64) -> u64 {
+        self.fill_absent(block, blocks, Some(brought), Some(first_word))
     }
     fn set_tag(&mut self, block: u64) {
         self.cache.set_tag(block);
@@ -293,6 +308,12 @@ impl BlockContext for Ctx<'_> {
     }
     fn set_word(&mut self, block: u64, word: u64) {
         self.cache.set_word(block, word);
+    }
+    fn take_word(&mut self, block: u64) -> u64 {
+        self.cache.take_word(block)
+    }
+    fn cull_if_word(&mut self, block: u64, word: u64) -> bool {
+        self.cache.cull_if_word(block, word)
     }
 }
 

@@ -218,6 +218,22 @@ impl ArrayCache {
         }
     }
 
+    /// The word of the cached `block` (0 when absent), which becomes 0.
+    #[inline]
+    pub fn take_word(&mut self, block: u64) -> u64 {
+        let slot = self.lookup(block);
+        if slot == NONE {
+            return 0;
+        }
+        std::mem::take(self.lru.word_mut(slot))
+    }
+
+    /// Sets the word of `slot` (as [`ArrayCache::try_fill`] returned it).
+    #[inline]
+    pub fn set_slot_word(&mut self, slot: u32, word: u64) {
+        self.lru.set_word(slot, word);
+    }
+
     #[inline]
     pub fn lookup(&self, block: u64) -> u32 {
         self.index.get(block)
@@ -317,9 +333,17 @@ impl ArrayCache {
     /// waits for (pinned) or holding data the disks lack (dirty) is kept.
     pub fn cull(&mut self, block: u64) -> bool {
         let slot = self.lookup(block);
-        if slot == NONE {
-            return false;
-        }
+        slot != NONE && self.cull_slot(slot, block)
+    }
+
+    /// [`ArrayCache::cull`] of `block` if its word is `word`.
+    #[inline]
+    pub fn cull_if_word(&mut self, block: u64, word: u64) -> bool {
+        let slot = self.lookup(block);
+        slot != NONE && self.lru.word(slot) == word && self.cull_slot(slot, block)
+    }
+
+    fn cull_slot(&mut self, slot: u32, block: u64) -> bool {
         let keep = flag::USED | flag::PINNED | flag::DIRTY;
         if self.lru.flags(slot) & (flag::UPTODATE | flag::PREFETCHED | keep)
             != flag::UPTODATE | flag::PREFETCHED

@@ -191,6 +191,34 @@ impl<V: Copy + PartialEq> BlockMap<V> {
         value
     }
 
+    /// Keeps the blocks for which `keep(block, value)` is true; forgets the
+    /// others (a sweep: it visits every group held).
+    pub fn retain(&mut self, mut keep: impl FnMut(u64, V) -> bool) {
+        let (values, held, free, empty) = (&mut self.values, &mut self.held, &mut self.free, self.empty);
+        let mut dropped = 0;
+        self.groups.retain(|&group, &mut place| {
+            let first = place as usize * GROUP_BLOCKS as usize;
+            for (i, v) in values[first..first + GROUP_BLOCKS as usize].iter_mut().enumerate() {
+                if *v != empty && !keep(group << GROUP_SHIFT | i as u64, *v) {
+                    *v = empty;
+                    held[place as usize] -= 1;
+                    dropped += 1;
+                }
+            }
+            if held[place as usize] == 0 {
+                free.push(place);
+                return false;
+            }
+            true
+        });
+        self.len -= dropped;
+        for l in &self.last {
+            if l.get().0 != NO_GROUP && !self.groups.contains_key(&l.get().0) {
+                l.set((NO_GROUP, 0));
+            }
+        }
+    }
+
     /// Forgets every block.
     pub fn clear(&mut self) {
         self.groups.clear();
@@ -254,5 +282,26 @@ mod tests {
         assert_eq!(idx.get(u64::MAX), NONE);
         idx.clear();
         assert_eq!((idx.get(GROUP_BLOCKS * 7), idx.len()), (NONE, 0));
+    }
+
+    #[test]
+    fn retain_keeps_what_is_asked_and_gives_back_emptied_groups() {
+        let mut idx = BlockMap::new(NONE);
+        for b in 0..3 * GROUP_BLOCKS {
+            idx.insert(b, b as u32);
+        }
+        assert_eq!(idx.get(5), 5); // remembered group 0
+                                   // keep the even blocks of group 0 and group 2 whole; group 1 empties
+        idx.retain(|b, v| {
+            assert_eq!(b as u32, v);
+            (b < GROUP_BLOCKS && b % 2 == 0) || b >= 2 * GROUP_BLOCKS
+        });
+        assert_eq!((idx.len(), idx.free.len()), (GROUP_BLOCKS as usize / 2 + GROUP_BLOCKS as usize, 1));
+        assert_eq!(
+            (idx.get(4), idx.get(5), idx.get(GROUP_BLOCKS + 3), idx.get(2 * GROUP_BLOCKS + 9)),
+            (4, NONE, NONE, 41)
+        );
+        idx.insert(GROUP_BLOCKS + 1, 7); // the emptied group's place is reused
+        assert_eq!((idx.get(GROUP_BLOCKS + 1), idx.held.len()), (7, 3));
     }
 }

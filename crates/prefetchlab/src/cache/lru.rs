@@ -144,6 +144,11 @@ impl<W: Copy + Default> LruSlots<W> {
     }
 
     #[inline]
+    pub fn word_mut(&mut self, s: u32) -> &mut W {
+        &mut self.slots[s as usize].word
+    }
+
+    #[inline]
     pub fn io(&self, s: u32) -> u32 {
         self.slots[s as usize].io
     }

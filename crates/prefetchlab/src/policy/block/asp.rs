@@ -73,75 +73,86 @@ enum List {
     Cache = 1,
 }
 
-/// The two ghost lists: bounded lists of addresses (the last `cap[list]`
-/// entries into each, the oldest leaving first). An address is in one list
-/// at most — entering one takes it out of the other — so one map answers
-/// for both and a miss costs one lookup.
+/// The two ghost lists: bounded FIFO lists of addresses, each holding the
+/// last `cap[list]` addresses that entered it (the oldest leaves as a new
+/// one enters; an address that left early — a miss on it, or it entered
+/// again since — still takes its turn). An address is in one list at most:
+/// entering one takes it out of the other.
+///
+/// Kept as one map of address → (list, entry number), not as rings: the
+/// address that entered its list as the `n`-th is in it while fewer than
+/// `cap` addresses entered after it, so membership is a subtraction, and an
+/// entry that expired stays in the map, harmless, until a sweep (when the
+/// map holds 4 × the lists' capacity). Blocks are evicted and culled in runs
+/// (a strip's blocks together), so an entry is mostly a store into the map
+/// group found for the one before; a ring's removal of its oldest entry at
+/// each entry would look up another group each time.
 struct Ghosts {
-    cap: [usize; 2],
-    /// Each list's last `cap` entries, a ring whose oldest is at `head`;
-    /// [`DEAD`] marks an entry whose address left early (a miss on it, or
-    /// it entered again since).
-    rings: [Vec<u64>; 2],
-    head: [usize; 2],
-    /// Address → 1 + (its place in its ring × 2 + its list); 0 when in neither.
+    cap: [u64; 2],
+    /// Entries made into each list so far; an entry's number is this count
+    /// after it.
+    entered: [u64; 2],
+    /// Address → entry number × 2 + list.
     map: BlockMap<u64>,
+    /// The map is swept when it holds this many entries.
+    sweep_at: usize,
 }
-
-/// A ghost ring's entry whose address left. Not a block: block numbers are
-/// below the array's capacity.
-const DEAD: u64 = u64::MAX;
 
 impl Ghosts {
     fn new(prefetch_cap: u32, cache_cap: u32) -> Ghosts {
+        let cap = prefetch_cap as usize + cache_cap as usize;
         Ghosts {
-            cap: [prefetch_cap as usize, cache_cap as usize],
-            rings: [Vec::new(), Vec::new()],
-            head: [0, 0],
+            cap: [prefetch_cap as u64, cache_cap as u64],
+            entered: [0, 0],
             map: BlockMap::new(0),
+            sweep_at: (4 * cap).max(64),
         }
     }
 
-    /// `block` (not [`DEAD`]) enters `list` (and leaves the other).
+    /// The list an entry (its value in the map) is in, if it has not expired.
+    #[inline(always)]
+    fn list_of(entered: [u64; 2], cap: [u64; 2], value: u64) -> Option<List> {
+        let (n, l) = (value >> 1, (value & 1) as usize);
+        (entered[l] - n < cap[l]).then_some(if l == List::Prefetch as usize {
+            List::Prefetch
+        } else {
+            List::Cache
+        })
+    }
+
+    /// `block` enters `list` (and leaves the other).
+    #[inline]
     fn insert(&mut self, list: List, block: u64) {
-        debug_assert!(block != DEAD);
         let l = list as usize;
         if self.cap[l] == 0 {
-            self.remove(block);
+            self.map.remove(block);
             return;
         }
-        let ring = &mut self.rings[l];
-        let place = if ring.len() < self.cap[l] {
-            ring.push(DEAD);
-            ring.len() - 1
-        } else {
-            // the oldest entry leaves
-            let p = self.head[l];
-            self.head[l] = if p + 1 == ring.len() { 0 } else { p + 1 };
-            let oldest = std::mem::replace(&mut ring[p], DEAD);
-            if oldest != DEAD {
-                self.map.remove(oldest);
-            }
-            p
-        };
-        self.rings[l][place] = block;
-        let prev = self.map.insert(block, 1 + ((place as u64) << 1 | l as u64));
-        if prev != 0 {
-            let v = prev - 1;
-            self.rings[(v & 1) as usize][(v >> 1) as usize] = DEAD;
+        self.entered[l] += 1;
+        self.map.insert(block, self.entered[l] << 1 | l as u64);
+        if self.map.len() >= self.sweep_at {
+            let (entered, cap) = (self.entered, self.cap);
+            self.map.retain(|_, value| Self::list_of(entered, cap, value).is_some());
         }
     }
 
     /// The list `block` was in, if any; it leaves it.
+    #[inline]
     fn remove(&mut self, block: u64) -> Option<List> {
-        let e = self.map.remove(block);
-        if e == 0 {
-            return None;
+        match self.map.remove(block) {
+            0 => None,
+            value => Self::list_of(self.entered, self.cap, value),
         }
-        let v = e - 1;
-        self.rings[(v & 1) as usize][(v >> 1) as usize] = DEAD;
-        Some(if v & 1 == List::Prefetch as u64 { List::Prefetch } else { List::Cache })
     }
+}
+
+/// Blocks `block..block + blocks` prefetched with the stamps
+/// `stamp..stamp + blocks`.
+#[derive(Debug, Clone, Copy)]
+struct StampRun {
+    block: u64,
+    stamp: u64,
+    blocks: u64,
 }
 
 /// What one read did in one strip it touched.
@@ -210,10 +221,12 @@ pub struct Asp {
     monitor: u64,
     /// Blocks moved to the MRU end so far.
     clock: u64,
-    /// The prefetched blocks and their clock stamps, in prefetch order. An
-    /// entry is stale (skipped when popped) once the block's word no longer
-    /// holds its stamp: read, evicted, culled or prefetched again.
-    order: VecDeque<(u64, u64)>,
+    /// The prefetched blocks and their clock stamps, in prefetch order, as
+    /// runs of consecutive blocks with consecutive stamps (a strip's blocks
+    /// brought in together are one run). A block is stale (skipped when its
+    /// turn comes) once its word no longer holds its stamp: read, evicted,
+    /// culled or prefetched again.
+    order: VecDeque<StampRun>,
     ghosts: Ghosts,
     gate: Gate,
     /// Reused buffers: per-strip notes of a read; the blocks a strip read brought in.
@@ -308,11 +321,10 @@ impl Asp {
         for b in a.block..a.end() {
             let missed = !a.hit && b >= a.first_miss && b < a.miss_end;
             let (mut demand_miss, mut sp_miss) = (missed, missed);
-            let stamp = ctx.word(b);
+            let stamp = ctx.take_word(b);
             if stamp != 0 {
                 // the first read of a prefetched block (its stamp goes: it is read
                 // now): a demand-only cache missed it
-                ctx.set_word(b, 0);
                 self.n.prefetch_hits += 1;
                 (demand_miss, sp_miss) = (true, false);
                 let depth = self.clock - stamp;
@@ -368,14 +380,17 @@ impl Asp {
         let first = n.strip * sb;
         let end = (first + sb).min(self.geometry.capacity_blocks);
         self.brought.clear();
-        if ctx.prefetch_noting(first, end - first, &mut self.brought) > 0 {
+        // the i-th block brought in is stamped with the clock after i + 1 ticks
+        if ctx.prefetch_stamping(first, end - first, &mut self.brought, self.clock + 1) > 0 {
             self.n.strip_reads += 1;
             self.gate.sp_ns += self.request_ns(sb);
             for i in 0..self.brought.len() {
                 let b = self.brought[i];
                 self.clock += 1;
-                ctx.set_word(b, self.clock);
-                self.order.push_back((b, self.clock));
+                match self.order.back_mut() {
+                    Some(r) if r.block + r.blocks == b && r.stamp + r.blocks == self.clock => r.blocks += 1,
+                    _ => self.order.push_back(StampRun { block: b, stamp: self.clock, blocks: 1 }),
+                }
                 // a ghost entry of b stays until b leaves again: it can only miss
                 // after an eviction or a cull, and both put it in the right list
             }
@@ -414,13 +429,18 @@ impl Asp {
     fn cull_due(&mut self, ctx: &mut dyn BlockContext) {
         let culling = self.nu < self.capacity;
         let limit = self.nu.min(self.capacity);
-        while let Some(&(b, stamp)) = self.order.front() {
+        while let Some(r) = self.order.front_mut() {
+            let (b, stamp) = (r.block, r.stamp);
             if self.clock - stamp < limit {
                 break;
             }
-            self.order.pop_front();
+            if r.blocks > 1 {
+                (r.block, r.stamp, r.blocks) = (b + 1, stamp + 1, r.blocks - 1);
+            } else {
+                self.order.pop_front();
+            }
             // stale (read, evicted, prefetched again) or in flight (culled when it completes)
-            if culling && ctx.word(b) == stamp && ctx.cull(b) {
+            if culling && ctx.cull_if_word(b, stamp) {
                 self.culled(b);
             }
         }
@@ -555,6 +575,48 @@ mod tests {
     use crate::array::layout::ArrayLayout;
     use crate::config::Layout;
     use crate::policy::block::sets::double::Cache;
+
+    #[test]
+    fn the_ghost_lists_are_fifo_rings_of_their_capacity() {
+        // the reference: each list a ring of its last `cap` entries, an entry
+        // whose address left early (a miss, or it entered again) still taking
+        // its turn; runs of blocks and scattered ones, past several sweeps
+        for caps in [[3u32, 5], [0, 4], [16, 1], [64, 64]] {
+            let mut ghosts = Ghosts::new(caps[0], caps[1]);
+            let mut rings: [VecDeque<Option<u64>>; 2] = [VecDeque::new(), VecDeque::new()];
+            let mut x: u64 = 0x2545F4914F6CDD1D;
+            for step in 0..50_000u64 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let block = if x.is_multiple_of(4) { x % 97 } else { step / 3 % 700 };
+                // takes `block`'s entry out of its ring; its list
+                let take = |rings: &mut [VecDeque<Option<u64>>; 2]| {
+                    for (l, ring) in rings.iter_mut().enumerate() {
+                        if let Some(e) = ring.iter_mut().find(|e| **e == Some(block)) {
+                            *e = None;
+                            return Some(if l == 0 { List::Prefetch } else { List::Cache });
+                        }
+                    }
+                    None
+                };
+                if x % 5 < 3 {
+                    let l = (x >> 3 & 1) as usize;
+                    ghosts.insert(if l == 0 { List::Prefetch } else { List::Cache }, block);
+                    take(&mut rings);
+                    if caps[l] > 0 {
+                        rings[l].push_back(Some(block));
+                        if rings[l].len() > caps[l] as usize {
+                            rings[l].pop_front();
+                        }
+                    }
+                } else {
+                    assert_eq!(ghosts.remove(block), take(&mut rings), "caps {caps:?}, step {step}");
+                }
+            }
+            assert!(ghosts.map.len() < ghosts.sweep_at);
+        }
+    }
 
     /// 16-block strips (64 KiB of 4 KiB blocks), a cache of `capacity` blocks.
     fn asp(cfg: AspConfig, capacity: u64) -> Asp {

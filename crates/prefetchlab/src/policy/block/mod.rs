@@ -188,6 +188,17 @@ pub trait BlockContext {
         brought.truncate(kept);
         got
     }
+    /// [`BlockContext::prefetch_noting`], and the blocks brought in get the
+    /// words `first_word`, `first_word + 1`, … in block order (ASP's stamps:
+    /// set as the slots are taken, not by a lookup of each block after).
+    fn prefetch_stamping(&mut self, block: u64, blocks: u64, brought: &mut Vec<u64>, first_word: u64) -> u64 {
+        let from = brought.len();
+        let got = self.prefetch_noting(block, blocks, brought);
+        for (k, &b) in brought[from..].iter().enumerate() {
+            self.set_word(b, first_word + k as u64);
+        }
+        got
+    }
     /// Tags a cached block as a trigger (no-op when absent).
     fn set_tag(&mut self, block: u64);
     /// Whether `block` is cached and tagged; clears the tag.
@@ -214,6 +225,19 @@ pub trait BlockContext {
     fn word(&self, block: u64) -> u64;
     /// Sets the word of a cached block (no-op when absent).
     fn set_word(&mut self, block: u64, word: u64);
+    /// The word of a cached block (0 when absent), which becomes 0.
+    fn take_word(&mut self, block: u64) -> u64 {
+        let word = self.word(block);
+        if word != 0 {
+            self.set_word(block, 0);
+        }
+        word
+    }
+    /// [`BlockContext::cull`] of `block` if its word is `word` (ASP culls a
+    /// block only while it holds the stamp of the prefetch that brought it).
+    fn cull_if_word(&mut self, block: u64, word: u64) -> bool {
+        self.word(block) == word && self.cull(block)
+    }
 }
 
 /// A block-level prefetching policy (see the module doc for when each hook
