@@ -315,6 +315,9 @@ impl BlockContext for Ctx<'_> {
     fn cull_if_word(&mut self, block: u64, word: u64) -> bool {
         self.cache.cull_if_word(block, word)
     }
+    fn cull_if_words(&mut self, due: &[(u64, u64)], culled: &mut Vec<u64>) {
+        self.cache.cull_if_words(due, culled);
+    }
 }
 
 #[cfg(test)]

@@ -56,6 +56,8 @@ pub struct ArrayCache {
     second_chances: Vec<u64>,
     /// Slots whose read has not completed (allocated, not yet uptodate).
     in_flight: u64,
+    /// [`ArrayCache::cull_if_words`]'s slots, kept for the next batch.
+    cull_slots: Vec<u32>,
 }
 
 impl ArrayCache {
@@ -72,6 +74,7 @@ impl ArrayCache {
             second_chance_on: false,
             second_chances: Vec::new(),
             in_flight: 0,
+            cull_slots: Vec::new(),
         }
     }
 
@@ -343,6 +346,33 @@ impl ArrayCache {
         slot != NONE && self.lru.word(slot) == word && self.cull_slot(slot, block)
     }
 
+    /// [`ArrayCache::cull_if_word`] of each `(block, word)` in turn,
+    /// appending the blocks culled to `culled`: first every block's slot is
+    /// found and its word compared, then the matching ones are culled. The
+    /// first pass's loads do not depend on each other, so the processor
+    /// overlaps their cache misses (ASP culls blocks prefetched long ago,
+    /// whose slots have left its caches); a cull changes no other block's
+    /// slot or word, so the result is that of culling one by one.
+    pub fn cull_if_words(&mut self, due: &[(u64, u64)], culled: &mut Vec<u64>) {
+        let mut slots = std::mem::take(&mut self.cull_slots);
+        slots.clear();
+        slots.extend(due.iter().map(|&(block, word)| {
+            let slot = self.lookup(block);
+            if slot != NONE && self.lru.word(slot) == word {
+                slot
+            } else {
+                NONE
+            }
+        }));
+        for (&(block, _), &slot) in due.iter().zip(&slots) {
+            // (a block listed twice is culled once: the second finds it gone)
+            if slot != NONE && self.lookup(block) == slot && self.cull_slot(slot, block) {
+                culled.push(block);
+            }
+        }
+        self.cull_slots = slots;
+    }
+
     fn cull_slot(&mut self, slot: u32, block: u64) -> bool {
         let keep = flag::USED | flag::PINNED | flag::DIRTY;
         if self.lru.flags(slot) & (flag::UPTODATE | flag::PREFETCHED | keep)
@@ -518,6 +548,38 @@ mod tests {
         assert!(c.cull(3));
         let s = c.allocate(4, 0, true); // the culled slot, in flight
         assert_eq!((c.lookup(4), c.word(4)), (s, 0));
+    }
+
+    #[test]
+    fn a_batch_of_culls_culls_what_one_by_one_would() {
+        // blocks 0..8 prefetched, words 10.., some read, one in flight, one re-stamped
+        let fresh = || {
+            let mut c = ArrayCache::new(16);
+            for b in 0..8 {
+                c.fill(b, true);
+                c.set_word(b, 10 + b);
+            }
+            c.access(c.lookup(2)); // read: not culled
+            c.set_word(5, 99); // prefetched again since: the old stamp does not match
+            let s = c.allocate(8, 3, true); // in flight
+            c.set_word(8, 18);
+            (c, s)
+        };
+        let due: Vec<(u64, u64)> = (0..10).map(|b| (b, 10 + b)).chain([(1, 11), (5, 99)]).collect(); // 1 twice
+        let (mut one, _) = fresh();
+        let mut expected = Vec::new();
+        for &(b, w) in &due {
+            if one.cull_if_word(b, w) {
+                expected.push(b);
+            }
+        }
+        let (mut batch, in_flight) = fresh();
+        let mut culled = vec![42];
+        batch.cull_if_words(&due, &mut culled);
+        assert_eq!(culled, [42, 0, 1, 3, 4, 6, 7, 5]);
+        assert_eq!(culled[1..], expected[..]);
+        assert_eq!((batch.len(), batch.stats.wasted), (one.len(), one.stats.wasted));
+        assert_eq!((batch.lookup(8), batch.lookup(2) != NONE), (in_flight, true));
     }
 
     #[test]

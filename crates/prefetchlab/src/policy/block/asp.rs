@@ -229,9 +229,12 @@ pub struct Asp {
     order: VecDeque<StampRun>,
     ghosts: Ghosts,
     gate: Gate,
-    /// Reused buffers: per-strip notes of a read; the blocks a strip read brought in.
+    /// Reused buffers: per-strip notes of a read; the blocks a strip read
+    /// brought in, or a batch of culls culled; the blocks and stamps due to be
+    /// culled.
     notes: Vec<StripNote>,
     brought: Vec<u64>,
+    due: Vec<(u64, u64)>,
     n: Counters,
 }
 
@@ -271,6 +274,7 @@ impl Asp {
             },
             notes: Vec::new(),
             brought: Vec::new(),
+            due: Vec::new(),
             n: Counters::default(),
             geometry,
         }
@@ -439,10 +443,20 @@ impl Asp {
             } else {
                 self.order.pop_front();
             }
-            // stale (read, evicted, prefetched again) or in flight (culled when it completes)
-            if culling && ctx.cull_if_word(b, stamp) {
-                self.culled(b);
+            if culling {
+                self.due.push((b, stamp));
             }
+        }
+        if !self.due.is_empty() {
+            // a block stale (read, evicted, prefetched again) or in flight (culled
+            // when it completes) stays
+            self.brought.clear();
+            ctx.cull_if_words(&self.due, &mut self.brought);
+            self.due.clear();
+            for i in 0..self.brought.len() {
+                self.culled(self.brought[i]);
+            }
+            self.brought.clear();
         }
         let g = &mut self.gate;
         while let Some(&(b, stamp)) = g.shadow_order.front() {

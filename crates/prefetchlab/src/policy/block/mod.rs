@@ -238,6 +238,16 @@ pub trait BlockContext {
     fn cull_if_word(&mut self, block: u64, word: u64) -> bool {
         self.word(block) == word && self.cull(block)
     }
+    /// [`BlockContext::cull_if_word`] of each `(block, word)` in turn,
+    /// appending the blocks culled to `culled`. As a batch, a cache may look
+    /// at every slot before it changes any (the loads overlap).
+    fn cull_if_words(&mut self, due: &[(u64, u64)], culled: &mut Vec<u64>) {
+        for &(block, word) in due {
+            if self.cull_if_word(block, word) {
+                culled.push(block);
+            }
+        }
+    }
 }
 
 /// A block-level prefetching policy (see the module doc for when each hook
