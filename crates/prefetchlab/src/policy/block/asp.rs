@@ -230,11 +230,11 @@ pub struct Asp {
     ghosts: Ghosts,
     gate: Gate,
     /// Reused buffers: per-strip notes of a read; the blocks a strip read
-    /// brought in, or a batch of culls culled; the blocks and stamps due to be
-    /// culled.
+    /// brought in; the blocks and stamps due to be culled, and those culled.
     notes: Vec<StripNote>,
     brought: Vec<u64>,
     due: Vec<(u64, u64)>,
+    culled_now: Vec<u64>,
     n: Counters,
 }
 
@@ -275,6 +275,7 @@ impl Asp {
             notes: Vec::new(),
             brought: Vec::new(),
             due: Vec::new(),
+            culled_now: Vec::new(),
             n: Counters::default(),
             geometry,
         }
@@ -450,13 +451,12 @@ impl Asp {
         if !self.due.is_empty() {
             // a block stale (read, evicted, prefetched again) or in flight (culled
             // when it completes) stays
-            self.brought.clear();
-            ctx.cull_if_words(&self.due, &mut self.brought);
+            ctx.cull_if_words(&self.due, &mut self.culled_now);
             self.due.clear();
-            for i in 0..self.brought.len() {
-                self.culled(self.brought[i]);
+            for i in 0..self.culled_now.len() {
+                self.culled(self.culled_now[i]);
             }
-            self.brought.clear();
+            self.culled_now.clear();
         }
         let g = &mut self.gate;
         while let Some(&(b, stamp)) = g.shadow_order.front() {
