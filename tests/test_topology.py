@@ -117,6 +117,10 @@ def test_the_run_header_describes_the_topology() -> None:
     line = describe_config(prefetchlab.resolve(FIG2))
     assert line.startswith("topology: 1 client(s) with 8 GiB of cache each; 20 node(s) of 75 MB/s device")
     assert "informed ipods X_cache 2 Max_BW 5" in line
+    # no [[topology.clients]]: the engine's default client, as the engine resolves it
+    default = prefetchlab.resolve(FIG2.replace('[[topology.clients]]\ncache = "8GiB"\n', ""))
+    assert default["topology"]["clients"] == [{"count": 1, "cache": 1 << 30}]
+    assert describe_config(default).startswith("topology: 1 client(s) with 1 GiB of cache each;")
 
 
 def test_real_traces_as_hinted_sequences_with_writes_and_several_clients(

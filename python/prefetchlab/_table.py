@@ -311,7 +311,7 @@ def _describe_topology(config: dict[str, Any]) -> str:
         if w["kind"] == "trace"
         else f"{w['kind']} over {fmt_bytes(w['file_size'])}"
     )
-    clients = topo.get("clients") or [{"count": 1, "cache": 1 << 30}]
+    clients = topo["clients"]  # the engine's resolved config has the default client when none is given
     count = sum(c.get("count", 1) for c in clients)
     caches = ", ".join(sorted({fmt_bytes(c["cache"]) for c in clients}))
     who = f"{count} client(s) with {caches} of cache each"

@@ -160,6 +160,16 @@ impl TopologyConfig {
         !self.nodes.is_empty()
     }
 
+    /// The client tables a run has: `clients`, or one with the defaults
+    /// when none is given.
+    pub fn client_specs(&self) -> std::borrow::Cow<'_, [ClientConfig]> {
+        if self.clients.is_empty() {
+            std::borrow::Cow::Owned(vec![ClientConfig::default()])
+        } else {
+            std::borrow::Cow::Borrowed(&self.clients)
+        }
+    }
+
     /// Storage nodes, each `count` expanded.
     pub fn node_count(&self) -> u64 {
         self.nodes.iter().map(|n| n.count as u64).sum()
@@ -1120,6 +1130,10 @@ impl Config {
         cfg.check()?;
         // resolved: the readahead max md (or SARA) gives the array when none is set
         cfg.readahead.max.get_or_insert(Size(cfg.readahead_max_bytes()));
+        // and the client a `[topology]` run has when none is given
+        if cfg.topology.is_distributed() {
+            cfg.topology.clients = cfg.topology.client_specs().into_owned();
+        }
         Ok(cfg)
     }
 
@@ -2629,6 +2643,15 @@ mod tests {
         // found by fuzz_config: serde_json's default float parser is off by an ulp here
         let c = Config::from_toml("", &[r#"disk.overrides."a=b"=9.807340587455159e17"#.into()]).unwrap();
         assert_eq!(Config::from_json(&c.to_json(), &[]).unwrap(), c);
+    }
+
+    #[test]
+    fn a_topology_without_clients_resolves_to_one_default_client() {
+        let c = Config::from_toml("[[topology.nodes]]\ncount = 2", &[]).unwrap();
+        assert_eq!(c.topology.clients, [ClientConfig::default()]);
+        assert_eq!(Config::from_json(&c.to_json(), &[]).unwrap(), c);
+        let local = Config::from_toml("", &[]).unwrap();
+        assert!(local.topology.clients.is_empty(), "no topology, no client");
     }
 
     #[test]

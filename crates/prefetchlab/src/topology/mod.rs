@@ -80,7 +80,7 @@
 //! come from the LRU side only, as on the single host), the network's
 //! switch as a bottleneck of its own, clients sharing data.
 
-use crate::config::{ClientConfig, Config, InformedPolicy, TierConfig, TierKind, WorkloadKind};
+use crate::config::{Config, InformedPolicy, TierConfig, TierKind, WorkloadKind};
 use crate::device::hdd::Hdd;
 use crate::device::{Device, DiskRequest};
 use crate::engine::Progress;
@@ -377,9 +377,8 @@ impl Topology {
         // a block that is not whole sectors occupies its last sector in full
         let block_sectors = u32::try_from(block_bytes.div_ceil(SECTOR_BYTES))
             .map_err(|_| Error::config("topology.block", "at most 2^32 - 1 sectors per block"))?;
-        // every client, `count` expanded (none given: one with the defaults)
-        let default_client = [ClientConfig::default()];
-        let specs: &[ClientConfig] = if tc.clients.is_empty() { &default_client } else { &tc.clients };
+        // every client, `count` expanded
+        let specs = tc.client_specs();
         let caches: Vec<(usize, u64)> =
             specs.iter().enumerate().flat_map(|(i, c)| (0..c.count).map(move |_| (i, c.cache.0))).collect();
         let hinted = hinted_sequences(cfg, block_bytes, caches.len())?;
