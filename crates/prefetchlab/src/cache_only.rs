@@ -312,9 +312,6 @@ impl BlockContext for Ctx<'_> {
     fn take_word(&mut self, block: u64) -> u64 {
         self.cache.take_word(block)
     }
-    fn cull_if_word(&mut self, block: u64, word: u64) -> bool {
-        self.cache.cull_if_word(block, word)
-    }
     fn cull_if_words(&mut self, due: &[(u64, u64)], culled: &mut Vec<u64>) {
         self.cache.cull_if_words(due, culled);
     }

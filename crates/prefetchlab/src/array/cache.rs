@@ -217,7 +217,7 @@ impl ArrayCache {
     pub fn set_word(&mut self, block: u64, word: u64) {
         let slot = self.lookup(block);
         if slot != NONE {
-            self.lru.set_word(slot, word);
+            *self.lru.word_mut(slot) = word;
         }
     }
 
@@ -234,7 +234,7 @@ impl ArrayCache {
     /// Sets the word of `slot` (as [`ArrayCache::try_fill`] returned it).
     #[inline]
     pub fn set_slot_word(&mut self, slot: u32, word: u64) {
-        self.lru.set_word(slot, word);
+        *self.lru.word_mut(slot) = word;
     }
 
     #[inline]
@@ -339,20 +339,14 @@ impl ArrayCache {
         slot != NONE && self.cull_slot(slot, block)
     }
 
-    /// [`ArrayCache::cull`] of `block` if its word is `word`.
-    #[inline]
-    pub fn cull_if_word(&mut self, block: u64, word: u64) -> bool {
-        let slot = self.lookup(block);
-        slot != NONE && self.lru.word(slot) == word && self.cull_slot(slot, block)
-    }
-
-    /// [`ArrayCache::cull_if_word`] of each `(block, word)` in turn,
-    /// appending the blocks culled to `culled`: first every block's slot is
-    /// found and its word compared, then the matching ones are culled. The
-    /// first pass's loads do not depend on each other, so the processor
-    /// overlaps their cache misses (ASP culls blocks prefetched long ago,
-    /// whose slots have left its caches); a cull changes no other block's
-    /// slot or word, so the result is that of culling one by one.
+    /// [`ArrayCache::cull`] of each `(block, word)` in turn whose block has
+    /// the word `word`, appending the blocks culled to `culled`: first every
+    /// block's slot is found and its word compared, then the matching ones
+    /// are culled. The first pass's loads do not depend on each other, so the
+    /// processor overlaps their cache misses (ASP culls blocks prefetched long
+    /// ago, whose slots have left its caches); a cull changes no other block's
+    /// slot or word, and a freed slot has no flags (a block listed twice is
+    /// culled once), so the result is that of culling one by one.
     pub fn cull_if_words(&mut self, due: &[(u64, u64)], culled: &mut Vec<u64>) {
         let mut slots = std::mem::take(&mut self.cull_slots);
         slots.clear();
@@ -365,8 +359,7 @@ impl ArrayCache {
             }
         }));
         for (&(block, _), &slot) in due.iter().zip(&slots) {
-            // (a block listed twice is culled once: the second finds it gone)
-            if slot != NONE && self.lookup(block) == slot && self.cull_slot(slot, block) {
+            if slot != NONE && self.cull_slot(slot, block) {
                 culled.push(block);
             }
         }
@@ -569,7 +562,7 @@ mod tests {
         let (mut one, _) = fresh();
         let mut expected = Vec::new();
         for &(b, w) in &due {
-            if one.cull_if_word(b, w) {
+            if one.word(b) == w && one.cull(b) {
                 expected.push(b);
             }
         }

@@ -139,11 +139,6 @@ impl<W: Copy + Default> LruSlots<W> {
     }
 
     #[inline]
-    pub fn set_word(&mut self, s: u32, word: W) {
-        self.slots[s as usize].word = word;
-    }
-
-    #[inline]
     pub fn word_mut(&mut self, s: u32) -> &mut W {
         &mut self.slots[s as usize].word
     }
@@ -302,11 +297,13 @@ impl<W: Copy + Default> LruSlots<W> {
         None
     }
 
-    /// Frees a slot; reports whether it held an unused prefetch.
+    /// Frees a slot; reports whether it held an unused prefetch. A free slot
+    /// has no flags, so it is neither evictable nor cullable until taken.
     #[inline]
     pub fn remove(&mut self, s: u32) -> Evicted {
         self.unlink(s);
         let slot = self.slots[s as usize];
+        self.slots[s as usize].flags = 0;
         self.free.push(s);
         self.in_use -= 1;
         Evicted {
@@ -349,6 +346,7 @@ mod tests {
         c.touch(a);
         assert_eq!(c.victim(), Some(d), "b is in flight, d is the oldest uptodate");
         assert_eq!(c.remove(d), Evicted { key: 3, unused_prefetch: true, dirty: false });
+        assert_eq!(c.flags(d), 0, "a free slot has no flags");
         assert_eq!(c.io(b), 7);
         let e = c.insert(4, flag::UPTODATE, NONE);
         assert_eq!(e, d, "slot reused");

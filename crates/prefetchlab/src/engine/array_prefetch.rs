@@ -184,9 +184,6 @@ impl BlockContext for BlockCtx<'_> {
     fn take_word(&mut self, block: u64) -> u64 {
         self.e.array_cache.as_mut().map_or(0, |a| a.take_word(block))
     }
-    fn cull_if_word(&mut self, block: u64, word: u64) -> bool {
-        self.e.array_cache.as_mut().is_some_and(|a| a.cull_if_word(block, word))
-    }
     fn cull_if_words(&mut self, due: &[(u64, u64)], culled: &mut Vec<u64>) {
         if let Some(a) = self.e.array_cache.as_mut() {
             a.cull_if_words(due, culled);

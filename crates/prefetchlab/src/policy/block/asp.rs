@@ -73,6 +73,9 @@ enum List {
     Cache = 1,
 }
 
+/// The lists by their index (`List as usize`).
+const LISTS: [List; 2] = [List::Prefetch, List::Cache];
+
 /// The two ghost lists: bounded FIFO lists of addresses, each holding the
 /// last `cap[list]` addresses that entered it (the oldest leaves as a new
 /// one enters; an address that left early — a miss on it, or it entered
@@ -113,11 +116,7 @@ impl Ghosts {
     #[inline(always)]
     fn list_of(entered: [u64; 2], cap: [u64; 2], value: u64) -> Option<List> {
         let (n, l) = (value >> 1, (value & 1) as usize);
-        (entered[l] - n < cap[l]).then_some(if l == List::Prefetch as usize {
-            List::Prefetch
-        } else {
-            List::Cache
-        })
+        (entered[l] - n < cap[l]).then_some(LISTS[l])
     }
 
     /// `block` enters `list` (and leaves the other).
@@ -609,14 +608,14 @@ mod tests {
                     for (l, ring) in rings.iter_mut().enumerate() {
                         if let Some(e) = ring.iter_mut().find(|e| **e == Some(block)) {
                             *e = None;
-                            return Some(if l == 0 { List::Prefetch } else { List::Cache });
+                            return Some(LISTS[l]);
                         }
                     }
                     None
                 };
                 if x % 5 < 3 {
                     let l = (x >> 3 & 1) as usize;
-                    ghosts.insert(if l == 0 { List::Prefetch } else { List::Cache }, block);
+                    ghosts.insert(LISTS[l], block);
                     take(&mut rings);
                     if caps[l] > 0 {
                         rings[l].push_back(Some(block));

@@ -233,17 +233,14 @@ pub trait BlockContext {
         }
         word
     }
-    /// [`BlockContext::cull`] of `block` if its word is `word` (ASP culls a
-    /// block only while it holds the stamp of the prefetch that brought it).
-    fn cull_if_word(&mut self, block: u64, word: u64) -> bool {
-        self.word(block) == word && self.cull(block)
-    }
-    /// [`BlockContext::cull_if_word`] of each `(block, word)` in turn,
-    /// appending the blocks culled to `culled`. As a batch, a cache may look
-    /// at every slot before it changes any (the loads overlap).
+    /// [`BlockContext::cull`] of each `(block, word)` in turn whose block
+    /// still has the word `word` (ASP culls a block only while it holds the
+    /// stamp of the prefetch that brought it), appending the blocks culled
+    /// to `culled`. As a batch, a cache may look at every slot before it
+    /// changes any (the loads overlap).
     fn cull_if_words(&mut self, due: &[(u64, u64)], culled: &mut Vec<u64>) {
         for &(block, word) in due {
-            if self.cull_if_word(block, word) {
+            if self.word(block) == word && self.cull(block) {
                 culled.push(block);
             }
         }
