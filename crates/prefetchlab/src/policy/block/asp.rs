@@ -388,15 +388,26 @@ impl Asp {
         if ctx.prefetch_stamping(first, end - first, &mut self.brought, self.clock + 1) > 0 {
             self.n.strip_reads += 1;
             self.gate.sp_ns += self.request_ns(sb);
-            for i in 0..self.brought.len() {
-                let b = self.brought[i];
-                self.clock += 1;
-                match self.order.back_mut() {
-                    Some(r) if r.block + r.blocks == b && r.stamp + r.blocks == self.clock => r.blocks += 1,
-                    _ => self.order.push_back(StampRun { block: b, stamp: self.clock, blocks: 1 }),
+            // the blocks brought in, as runs of consecutive ones (their stamps are
+            // consecutive too): each run extends the queue's last or is pushed
+            // (a ghost entry of a block brought in stays until it leaves again:
+            // it can only miss after an eviction or a cull, and both put it in
+            // the right list)
+            let mut i = 0;
+            while i < self.brought.len() {
+                let (b, stamp) = (self.brought[i], self.clock + 1);
+                let mut blocks = 1;
+                while i + (blocks as usize) < self.brought.len()
+                    && self.brought[i + blocks as usize] == b + blocks
+                {
+                    blocks += 1;
                 }
-                // a ghost entry of b stays until b leaves again: it can only miss
-                // after an eviction or a cull, and both put it in the right list
+                i += blocks as usize;
+                self.clock += blocks;
+                match self.order.back_mut() {
+                    Some(r) if r.block + r.blocks == b && r.stamp + r.blocks == stamp => r.blocks += blocks,
+                    _ => self.order.push_back(StampRun { block: b, stamp, blocks }),
+                }
             }
         } else if n.sp_hi > n.sp_lo {
             self.gate.sp_ns += self.request_ns(n.sp_hi - n.sp_lo);
@@ -434,18 +445,19 @@ impl Asp {
         let culling = self.nu < self.capacity;
         let limit = self.nu.min(self.capacity);
         while let Some(r) = self.order.front_mut() {
-            let (b, stamp) = (r.block, r.stamp);
-            if self.clock - stamp < limit {
+            // the run's first `due` blocks went `limit` or more blocks down
+            let due = (self.clock + 1).saturating_sub(r.stamp + limit).min(r.blocks);
+            if due == 0 {
                 break;
             }
-            if r.blocks > 1 {
-                (r.block, r.stamp, r.blocks) = (b + 1, stamp + 1, r.blocks - 1);
-            } else {
-                self.order.pop_front();
-            }
             if culling {
-                self.due.push((b, stamp));
+                self.due.extend((0..due).map(|i| (r.block + i, r.stamp + i)));
             }
+            if due < r.blocks {
+                (r.block, r.stamp, r.blocks) = (r.block + due, r.stamp + due, r.blocks - due);
+                break;
+            }
+            self.order.pop_front();
         }
         if !self.due.is_empty() {
             // a block stale (read, evicted, prefetched again) or in flight (culled
