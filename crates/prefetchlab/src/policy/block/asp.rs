@@ -712,6 +712,26 @@ mod tests {
     }
 
     #[test]
+    fn a_strip_read_around_the_demand_is_culled_block_by_block_in_prefetch_order() {
+        // the demand block 5 splits the strip's prefetch into two runs, 0..=4 and
+        // 6..=15, stamped at clocks 2..=6 and 7..=16; N_U = 20
+        let cfg = AspConfig { start: 0.02, monitor: 0, ..AspConfig::default() };
+        let mut p = asp(cfg, 1000);
+        let mut c = Cache::new();
+        read(&mut p, &mut c, 5, 1);
+        assert_eq!(c.reads, vec![(0, 16)]);
+        let mut culled_at = Vec::new();
+        for clock in 17..=40u64 {
+            let before = c.culled.len();
+            read(&mut p, &mut c, 5, 1); // a hit: one tick
+            culled_at.extend(c.culled[before..].iter().map(|&b| (b, clock)));
+        }
+        // a block stamped s is culled at the read that brings the clock to s + 20
+        let want: Vec<(u64, u64)> = (0..=4).chain(6..=15).zip(2..=16).map(|(b, s)| (b, s + 20)).collect();
+        assert_eq!(culled_at, want.into_iter().filter(|&(_, at)| at <= 40).collect::<Vec<_>>());
+    }
+
+    #[test]
     fn a_read_near_the_culling_point_raises_it() {
         let cfg = AspConfig { start: 0.02, monitor: 4, ..AspConfig::default() };
         let mut p = asp(cfg, 1000);
