@@ -120,7 +120,7 @@ impl Ghosts {
     }
 
     /// `block` enters `list` (and leaves the other).
-    #[inline]
+    #[inline(always)]
     fn insert(&mut self, list: List, block: u64) {
         let l = list as usize;
         if self.cap[l] == 0 {
@@ -130,9 +130,16 @@ impl Ghosts {
         self.entered[l] += 1;
         self.map.insert(block, self.entered[l] << 1 | l as u64);
         if self.map.len() >= self.sweep_at {
-            let (entered, cap) = (self.entered, self.cap);
-            self.map.retain(|_, value| Self::list_of(entered, cap, value).is_some());
+            self.sweep();
         }
+    }
+
+    /// Forgets the entries that expired.
+    #[cold]
+    #[inline(never)]
+    fn sweep(&mut self) {
+        let (entered, cap) = (self.entered, self.cap);
+        self.map.retain(|_, value| Self::list_of(entered, cap, value).is_some());
     }
 
     /// The list `block` was in, if any; it leaves it.
