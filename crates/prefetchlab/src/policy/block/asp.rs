@@ -488,6 +488,7 @@ impl Asp {
         }
     }
 
+    #[inline(always)]
     fn culled(&mut self, b: u64) {
         self.n.culled += 1;
         self.ghosts.insert(List::Prefetch, b);
