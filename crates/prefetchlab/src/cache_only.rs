@@ -148,7 +148,7 @@ impl CacheOnly {
             } else {
                 first_miss = first_miss.min(b);
                 miss_end = b + 1;
-                if let Some(ev) = self.cache.fill(b, false) {
+                if let (_, Some(ev)) = self.cache.fill(b, false) {
                     if self.policy_active {
                         self.evicted.push((ev.key, ev.unused_prefetch));
                     }
@@ -254,8 +254,7 @@ impl Ctx<'_> {
         let mut got = 0;
         for b in block..block.saturating_add(blocks) {
             if self.cache.lookup(b) == NONE {
-                let (slot, ev) =
-                    self.cache.try_fill(b, true).expect("without a clock every block is evictable");
+                let (slot, ev) = self.cache.fill(b, true);
                 if let Some(ev) = ev {
                     self.evicted.push((ev.key, ev.unused_prefetch));
                 }

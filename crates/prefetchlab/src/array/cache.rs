@@ -294,11 +294,11 @@ impl ArrayCache {
     /// Brings `block` (absent) in, already uptodate: read by the layer
     /// above at once when a demand miss (`prefetched` false), else a
     /// prefetched block not yet read. Evicts the least recently used block
-    /// when full and returns it (every block is evictable: none waits for
-    /// an I/O without a clock).
+    /// when full; returns the block's slot and what was evicted (every block
+    /// is evictable: none waits for an I/O without a clock).
     #[inline]
-    pub fn fill(&mut self, block: u64, prefetched: bool) -> Option<Evicted> {
-        self.try_fill(block, prefetched).expect("without a clock every block is evictable").1
+    pub fn fill(&mut self, block: u64, prefetched: bool) -> (u32, Option<Evicted>) {
+        self.try_fill(block, prefetched).expect("without a clock every block is evictable")
     }
 
     /// [`Self::fill`] where blocks may be in flight: the slot and what was

@@ -290,8 +290,9 @@ mod tests {
         for b in 0..3 * GROUP_BLOCKS {
             idx.insert(b, b as u32);
         }
-        assert_eq!(idx.get(5), 5); // remembered: group 0
-                                   // keep the even blocks of group 0 and group 2 whole; group 1 empties
+        // group 0 is remembered
+        assert_eq!(idx.get(5), 5);
+        // keep the even blocks of group 0 and group 2 whole; group 1 empties
         idx.retain(|b, v| {
             assert_eq!(b as u32, v);
             (b < GROUP_BLOCKS && b % 2 == 0) || b >= 2 * GROUP_BLOCKS

@@ -138,6 +138,7 @@ impl<W: Copy + Default> LruSlots<W> {
         self.slots[s as usize].word
     }
 
+    /// The word of slot `s`, to change.
     #[inline]
     pub fn word_mut(&mut self, s: u32) -> &mut W {
         &mut self.slots[s as usize].word
