@@ -46,7 +46,13 @@ def test_sets_override_the_configuration() -> None:
 def test_resolve_fills_in_defaults_without_running() -> None:
     cfg = prefetchlab.resolve({"workload": {"streams": 4}})
     assert cfg["workload"]["streams"] == 4
-    assert cfg["array"] == {"layout": "single", "disks": 1, "strip": 128 << 10, "raid6_write": "cheaper"}
+    assert cfg["array"] == {
+        "layout": "single",
+        "disks": 1,
+        "strip": 128 << 10,
+        "raid6_write": "cheaper",
+        "io_context": "caller",
+    }
     assert cfg["readahead"] == {"policy": "linux", "variant": "3.10", "max": 128 << 10}
     assert cfg["host"]["memory"] == 1 << 30
 

@@ -64,6 +64,7 @@ def test_run_json_is_the_report(small_config: Path) -> None:
         "disks": 3,
         "strip": 64 << 10,
         "raid6_write": "cheaper",
+        "io_context": "caller",
     }
     assert report["config"]["block"]["nr_requests"] == 128
     m = report["metrics"]

@@ -20,7 +20,13 @@ from .helpers import REPO, run_cli
 
 def test_demo_configuration_is_the_documented_one() -> None:
     cfg = prefetchlab.resolve(REPO / "experiments" / "demo.toml")
-    assert cfg["array"] == {"layout": "raid0", "disks": 5, "strip": 128 << 10, "raid6_write": "cheaper"}
+    assert cfg["array"] == {
+        "layout": "raid0",
+        "disks": 5,
+        "strip": 128 << 10,
+        "raid6_write": "cheaper",
+        "io_context": "caller",
+    }
     assert cfg["disk"]["model"] == "cheetah-15k5"
     assert cfg["readahead"]["policy"] == "linux"
     assert cfg["readahead"]["variant"] == prefetchlab.resolve({})["readahead"]["variant"]

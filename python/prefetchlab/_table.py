@@ -228,6 +228,8 @@ def describe_config(config: dict[str, Any]) -> str:
         array = f"one {device}"
     else:
         array = f"{a['layout']} of {a['disks']} × {device}, strip {fmt_bytes(a['strip'])}"
+    if a.get("io_context") == "driver":
+        array += ", member I/O in the driver's context"
     if ra["policy"] == "linux":
         readahead = f"readahead linux {ra['variant']} max {fmt_bytes(ra['max'])}"
     elif ra["policy"] == "saseqp":

@@ -34,7 +34,7 @@ use crate::block::sched::{self, Pick};
 use crate::block::BlockLayer;
 use crate::cache::lru::NONE;
 use crate::cache::PageCache;
-use crate::config::{Config, DeviceKind, InformedPolicy, Raid6WritePolicy, RunMode, WorkloadKind};
+use crate::config::{Config, DeviceKind, InformedPolicy, IoContext, Raid6WritePolicy, RunMode, WorkloadKind};
 use crate::device::{hdd::Hdd, ssd::Ssd, AnyDevice, Device, DiskRequest};
 use crate::error::{Error, Result};
 use crate::fs::FileSystem;
@@ -311,7 +311,8 @@ impl Engine {
         let cache = PageCache::new(memory_pages, &file_pages);
         let streams_n = gens.len();
         let scheds = sched::build_all(cfg.disk.scheduler, streams_n, disks as usize);
-        let block = BlockLayer::new(&cfg.block, scheds);
+        let mut block = BlockLayer::new(&cfg.block, scheds);
+        block.set_driver_context(cfg.array.io_context == IoContext::Driver);
         let streams = gens
             .into_iter()
             .map(|gen| Stream {

@@ -19,6 +19,14 @@
 //! such moment counts in `queue_full_events`, and the time parts slept in
 //! `request_sleep_ns`. With `wait_on_full = false` the queue grows past
 //! `nr_requests` instead (the foundation's simplification).
+//!
+//! **Whose request it is.** Each request carries the stream (process) its
+//! scheduler keeps state for. By default that is the reader that caused it,
+//! as md submits a request's pieces in the caller's context; with
+//! `array.io_context = "driver"` ([`BlockLayer::set_driver_context`]) every
+//! request carries the array driver's one context, as when a RAID driver
+//! sends member-disk I/O from its own kernel thread. A sleeping part still
+//! belongs to its reader, which sleeps with it.
 
 pub mod sched;
 
@@ -155,7 +163,13 @@ pub struct BlockLayer {
     max_request_sectors: u64,
     congestion: bool,
     wait_on_full: bool,
+    /// Every request carries the driver's context ([`DRIVER_STREAM`]).
+    driver_context: bool,
 }
+
+/// The stream id the schedulers see for every request when the array
+/// driver submits them from its own context.
+pub const DRIVER_STREAM: u32 = 0;
 
 impl BlockLayer {
     pub fn new(cfg: &BlockConfig, scheds: Vec<Box<dyn Scheduler>>) -> Self {
@@ -187,7 +201,14 @@ impl BlockLayer {
             max_request_sectors: cfg.max_request.0 / crate::units::SECTOR_BYTES,
             congestion: cfg.congestion,
             wait_on_full: cfg.wait_on_full,
+            driver_context: false,
         }
+    }
+
+    /// Every request from now on carries the array driver's one context
+    /// (`array.io_context = "driver"`) instead of its reader's.
+    pub fn set_driver_context(&mut self, on: bool) {
+        self.driver_context = on;
     }
 
     /// Whether any member queue is read-congested (md's congested hook
@@ -382,6 +403,7 @@ impl BlockLayer {
     ) -> u32 {
         let part = self.new_part(io);
         let end = lba_sector + sectors;
+        let stream = if self.driver_context { DRIVER_STREAM } else { stream };
         let queued = Queued { id: 0, lba_sector, end_sector: end, pos, stream, write, arrival_ns: now_ns };
         let req = DiskReq { q: queued, disk, first_part: part, last_part: part, dispatch_ns: 0, array_block };
         let id = match self.free_reqs.pop() {

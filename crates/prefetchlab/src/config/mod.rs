@@ -339,6 +339,20 @@ pub enum Raid6WritePolicy {
     Cheaper,
 }
 
+/// Whose I/O context the member-disk requests carry, as the disk schedulers
+/// see them (the anticipatory scheduler's and CFQ's per-process state).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum IoContext {
+    /// The reading process's: md RAID-0/1/10 remaps a request and submits
+    /// its pieces in the caller's context, so a process has one scheduler
+    /// state across the member disks.
+    Caller,
+    /// The array driver's own: a RAID driver that sends member-disk I/O
+    /// from its kernel thread, so every request carries that one context.
+    Driver,
+}
+
 /// `[array]`: how member disks are combined (models.md §3).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
@@ -349,6 +363,8 @@ pub struct ArrayConfig {
     pub strip: Size,
     /// RAID-6 partial-row writes.
     pub raid6_write: Raid6WritePolicy,
+    /// Whose context the member-disk requests carry.
+    pub io_context: IoContext,
 }
 
 impl Default for ArrayConfig {
@@ -358,6 +374,7 @@ impl Default for ArrayConfig {
             disks: 1,
             strip: Size(128 << 10),
             raid6_write: Raid6WritePolicy::Cheaper,
+            io_context: IoContext::Caller,
         }
     }
 }
