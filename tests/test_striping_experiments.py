@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import prefetchlab
-from prefetchlab.experiment import ExperimentError, load_experiment
+from prefetchlab.experiment import ExperimentError, RunSpec, load_experiment
 from prefetchlab.experiments_cli import find_experiments
 
 from .helpers import REPO
@@ -28,6 +28,7 @@ def test_groups_name_one_file_per_figure() -> None:
     assert [p.name for p in find_experiments("tc09")] == [
         "tc09-fig10.toml",
         "tc09-fig10d.toml",
+        "tc09-fig8-driver.toml",
         "tc09-fig8.toml",
         "tc09-fig8c.toml",
         "tc09-fig8f.toml",
@@ -107,6 +108,26 @@ def test_run_header_names_the_striping_aware_scheme_and_its_sizes() -> None:
     assert want in sara
     saseqp = describe_config(prefetchlab.resolve(base + "[readahead]\npolicy = 'saseqp'\nmax = '512KiB'\n"))
     assert "saseqp on linux 2.6.18, max 512 KiB" in saseqp
+    assert "driver's context" not in saseqp
+    driver = describe_config(prefetchlab.resolve(base + "io_context = 'driver'\n"))
+    assert "strip 256 KiB, member I/O in the driver's context" in driver
+
+
+def test_tc09_fig8_driver_is_fig8_in_the_drivers_context() -> None:
+    """The driver-context file runs fig8's SASEQP and SEQP points at 8 and 64 streams, with
+    fig8's configuration but for array.io_context."""
+    primary = load_experiment(Path("experiments/tc09-fig8.toml"))
+    driver = load_experiment(Path("experiments/tc09-fig8-driver.toml"))
+    assert len(driver.runs) == 2 * 2 * 2 * 2
+
+    def without_context(run: RunSpec, context: str) -> str:
+        cfg = json.loads(run.config_json)
+        assert cfg["array"].pop("io_context") == context
+        return json.dumps(cfg, sort_keys=True)
+
+    points = {without_context(r, "caller") for r in primary.runs}
+    for r in driver.runs:
+        assert without_context(r, "driver") in points, r.flat
 
 
 def test_ieice13_fig11_ages_the_volume_of_its_file_set() -> None:
