@@ -1022,7 +1022,7 @@ impl Engine {
                         let r = *self.block.req(id);
                         let ev = if write { IoEvent::DiskWriteDispatch } else { IoEvent::DiskDispatch };
                         let mut row = IoRow::new(now, ev);
-                        row.stream = r.q.stream as i32;
+                        row.stream = r.stream as i32;
                         row.disk = disk as i32;
                         row.lba_sector = lba as i64;
                         row.sectors = (end - lba) as i64;
@@ -1057,7 +1057,7 @@ impl Engine {
         if self.io_log.is_some() {
             let ev = if r.q.write { IoEvent::DiskWriteComplete } else { IoEvent::DiskComplete };
             let mut row = IoRow::new(now, ev);
-            row.stream = r.q.stream as i32;
+            row.stream = r.stream as i32;
             row.disk = disk as i32;
             row.lba_sector = r.q.lba_sector as i64;
             row.sectors = (r.q.end_sector - r.q.lba_sector) as i64;

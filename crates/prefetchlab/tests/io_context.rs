@@ -12,8 +12,9 @@
 //! no disk waits for a reader that went elsewhere.
 
 use prefetchlab::config::{Config, IoContext, Layout, LinuxVariant, ReadaheadPolicy, SchedulerKind};
+use prefetchlab::metrics::IoEvent;
 
-fn run(ctx: Option<IoContext>) -> (f64, f64) {
+fn config(ctx: Option<IoContext>) -> Config {
     let mut c = Config::default();
     c.array.layout = Layout::Raid0;
     c.array.disks = 5;
@@ -30,7 +31,11 @@ fn run(ctx: Option<IoContext>) -> (f64, f64) {
     c.workload.record.0 = 4 << 10;
     c.workload.file_size.0 = 32 << 20;
     c.check().unwrap();
-    let m = prefetchlab::simulate(&c).unwrap_or_else(|e| panic!("{e}")).metrics;
+    c
+}
+
+fn run(ctx: Option<IoContext>) -> (f64, f64) {
+    let m = prefetchlab::simulate(&config(ctx)).unwrap_or_else(|e| panic!("{e}")).metrics;
     (m.bandwidth_mb_s, m.disk_utilization)
 }
 
@@ -48,4 +53,18 @@ fn the_drivers_context_keeps_anticipation_from_idling_the_disks() {
 #[test]
 fn the_callers_context_is_the_default() {
     assert_eq!(run(None), run(Some(IoContext::Caller)));
+}
+
+#[test]
+fn the_io_log_still_names_the_reader_of_each_disk_request() {
+    // the driver's context is what the schedulers see; the log says whose
+    // read a disk request serves, as with the caller's
+    let mut c = config(Some(IoContext::Driver));
+    c.workload.file_size.0 = 4 << 20;
+    c.output.io_log = true;
+    let log = prefetchlab::simulate(&c).unwrap_or_else(|e| panic!("{e}")).io_log.expect("io_log requested");
+    let mut readers: Vec<i32> = log.rows_of(IoEvent::DiskDispatch).map(|i| log.stream[i]).collect();
+    readers.sort_unstable();
+    readers.dedup();
+    assert_eq!(readers, (0..32).collect::<Vec<i32>>());
 }

@@ -45,7 +45,11 @@ const PREALLOCATED_REQUESTS: u32 = 128;
 /// linked list in the part slab.
 #[derive(Debug, Clone, Copy)]
 pub struct DiskReq {
+    /// What the scheduler sees (its `stream` is the driver's with
+    /// `array.io_context = "driver"`).
     pub q: Queued,
+    /// The stream whose part made the request.
+    pub stream: u32,
     pub disk: u32,
     pub first_part: u32,
     pub last_part: u32,
@@ -403,9 +407,18 @@ impl BlockLayer {
     ) -> u32 {
         let part = self.new_part(io);
         let end = lba_sector + sectors;
-        let stream = if self.driver_context { DRIVER_STREAM } else { stream };
-        let queued = Queued { id: 0, lba_sector, end_sector: end, pos, stream, write, arrival_ns: now_ns };
-        let req = DiskReq { q: queued, disk, first_part: part, last_part: part, dispatch_ns: 0, array_block };
+        let context = if self.driver_context { DRIVER_STREAM } else { stream };
+        let queued =
+            Queued { id: 0, lba_sector, end_sector: end, pos, stream: context, write, arrival_ns: now_ns };
+        let req = DiskReq {
+            q: queued,
+            stream,
+            disk,
+            first_part: part,
+            last_part: part,
+            dispatch_ns: 0,
+            array_block,
+        };
         let id = match self.free_reqs.pop() {
             Some(i) => {
                 self.reqs[i as usize] = req;
