@@ -43,6 +43,10 @@ REFUSED: dict[str, tuple[list[str], tuple[str, ...]]] = {
         ["array_cache.size=1MiB", "array_cache.prefetch=amp2"],
         ("`array_cache.prefetch`", "unknown variant `amp2`", "`amp`", "`lsp`"),
     ),
+    "CFQ's low_latency without CFQ": (
+        ["disk.scheduler=deadline", "disk.cfq_low_latency=true"],
+        ("`disk.cfq_low_latency`", 'disk.scheduler = "cfq"', '"deadline"'),
+    ),
     "an I/O context neither caller nor driver": (
         ["array.io_context=thread"],
         ("`array.io_context`", "unknown variant `thread`", "`caller`", "`driver`"),

@@ -310,7 +310,7 @@ impl Engine {
         let memory_pages = cfg.host.memory.pages();
         let cache = PageCache::new(memory_pages, &file_pages);
         let streams_n = gens.len();
-        let scheds = sched::build_all(cfg.disk.scheduler, streams_n, disks as usize);
+        let scheds = sched::build_all(&cfg.disk, streams_n, disks as usize);
         let mut block = BlockLayer::new(&cfg.block, scheds);
         block.set_driver_context(cfg.array.io_context == IoContext::Driver);
         let streams = gens

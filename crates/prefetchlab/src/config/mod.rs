@@ -414,6 +414,9 @@ pub struct DiskConfig {
     /// Commands the host keeps at each drive (NCQ / TCQ, models.md §2.4);
     /// 0: the drive's own `Max queue length`.
     pub queue_depth: u32,
+    /// CFQ's `low_latency` (Linux 2.6.33 on): slices scaled to the busy
+    /// queues (`block::sched::cfq`).
+    pub cfq_low_latency: bool,
 }
 
 impl Default for DiskConfig {
@@ -425,6 +428,7 @@ impl Default for DiskConfig {
             cache: true,
             overrides: Default::default(),
             queue_depth: 0,
+            cfq_low_latency: false,
         }
     }
 }
@@ -1247,6 +1251,13 @@ impl Config {
             if !v.is_finite() {
                 return Err(Error::config(key(), format!("must be a finite number, got {v}")));
             }
+        }
+        if self.disk.cfq_low_latency && self.disk.scheduler != SchedulerKind::Cfq {
+            let scheduler = format!("{:?}", self.disk.scheduler).to_lowercase();
+            return Err(Error::config(
+                "disk.cfq_low_latency",
+                format!("is CFQ's setting: it needs disk.scheduler = \"cfq\", got \"{scheduler}\""),
+            ));
         }
         if self.disk.queue_depth > MAX_QUEUE_DEPTH {
             return Err(Error::config(

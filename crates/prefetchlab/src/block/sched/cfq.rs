@@ -33,6 +33,18 @@
 //! **Depth** (`cfq_quantum` = 4): at most 4 requests of the active queue on
 //! the device at once.
 //!
+//! **Slices scaled to the busy queues** (`low_latency`, from 2.6.33 on, on
+//! by default there; `disk.cfq_low_latency`, off by default as in the
+//! 2.6.18 this module follows otherwise). When on, each slice is set as
+//! `cfq_set_prio_slice` sets it with `cfq_latency`: the busy queues are
+//! averaged with the kernel's hysteresis (`avg ← (3·max(avg, busy) +
+//! min(avg, busy) + 2) / 4`), and when that many read slices (100 ms each)
+//! would exceed `cfq_target_latency` = 300 ms, the slice shrinks in
+//! proportion, to no less than `2 · slice_idle` = 16 ms for a read queue
+//! (6 ms for the write queue), all in jiffies (ms). The rest of 2.6.33's
+//! CFQ (service trees per workload, the slice starting at the first
+//! completion, group idling) is not modelled.
+//!
 //! **Preemption** (`cfq_should_preempt`): a read arriving while the active
 //! queue is the write queue ends that slice, so reads do not wait behind
 //! writes.
@@ -71,6 +83,9 @@ pub const BACK_SEEK_PENALTY: u64 = 2;
 pub const QUANTUM: u32 = 4;
 /// A stream whose mean seek is longer than this many sectors is seeky.
 pub const SEEK_THRESHOLD_SECTORS: u64 = 800;
+/// With `low_latency`: the time every busy queue's slice should fit in
+/// (`cfq_target_latency`, HZ·3/10), in ms.
+pub const TARGET_LATENCY_MS: u64 = 300;
 
 /// The write queue's key (read queues are keyed by stream).
 const ASYNC: u32 = u32::MAX;
@@ -127,6 +142,10 @@ pub struct Cfq {
     preempt: bool,
     /// By request id: is it in the queue? (A merged request is added again.)
     is_queued: Vec<bool>,
+    /// Slices scaled to the busy queues (`low_latency`).
+    low_latency: bool,
+    /// The kernel's running average of busy queues (`busy_queues_avg`).
+    busy_queues_avg: u64,
 }
 
 fn key_of(r: &Queued) -> u32 {
@@ -158,7 +177,35 @@ impl Cfq {
             async_on_device: 0,
             preempt: false,
             is_queued: Vec::new(),
+            low_latency: false,
+            busy_queues_avg: 0,
         }
+    }
+
+    /// CFQ with `low_latency` on or off (off: the slices of 2.6.18).
+    pub fn with_low_latency(mut self, on: bool) -> Cfq {
+        self.low_latency = on;
+        self
+    }
+
+    /// The slice queue `key` gets now (`cfq_set_prio_slice`).
+    fn slice_ns(&mut self, key: u32) -> TimeNs {
+        let base_ms = if key == ASYNC { SLICE_ASYNC_NS } else { SLICE_SYNC_NS } / NS_PER_MS;
+        if !self.low_latency {
+            return base_ms * NS_PER_MS;
+        }
+        // the busy queues: those waiting their turn and the active one
+        let busy = self.round.len() as u64 + 1;
+        let (lo, hi) = (self.busy_queues_avg.min(busy), self.busy_queues_avg.max(busy));
+        self.busy_queues_avg = (3 * hi + lo + 2) / 4;
+        let sync_ms = SLICE_SYNC_NS / NS_PER_MS;
+        let expect_latency_ms = sync_ms * self.busy_queues_avg;
+        let mut slice_ms = base_ms;
+        if expect_latency_ms > TARGET_LATENCY_MS {
+            let low_ms = base_ms.min(2 * (SLICE_IDLE_NS / NS_PER_MS) * base_ms / sync_ms);
+            slice_ms = (base_ms * TARGET_LATENCY_MS / expect_latency_ms).max(low_ms);
+        }
+        slice_ms * NS_PER_MS
     }
 
     fn history(&mut self, stream: u32) -> &mut History {
@@ -366,8 +413,8 @@ impl Scheduler for Cfq {
                 a.dispatched += 1;
                 a.idle_until_ns = None;
                 if a.slice_end_ns.is_none() {
-                    let slice = if key == ASYNC { SLICE_ASYNC_NS } else { SLICE_SYNC_NS };
-                    a.slice_end_ns = Some(now_ns + slice);
+                    let slice = self.slice_ns(key);
+                    self.active.as_mut().expect("active").slice_end_ns = Some(now_ns + slice);
                 }
             }
         }
@@ -443,6 +490,39 @@ mod tests {
                 other => return (order, other),
             }
         }
+    }
+
+    /// The slice the active queue got at its first dispatch, ms, with
+    /// `busy` streams each with one read queued.
+    fn first_slice_ms(c: &mut Cfq, busy: u32) -> u64 {
+        let mut q = Vec::new();
+        let reads: Vec<Queued> = (0..busy).map(|s| read(s, s, 1000 + 100_000 * s as u64, 0)).collect();
+        add(c, &mut q, &reads);
+        let Pick::Dispatch(i) = c.pick(&q, Head::default(), 0) else { panic!("dispatches") };
+        let r = q.remove(i);
+        c.on_dispatch(&r, 0);
+        c.active.expect("active").slice_end_ns.expect("slice set") / NS_PER_MS
+    }
+
+    #[test]
+    fn low_latency_scales_the_slice_to_the_busy_queues() {
+        // off (2.6.18): always 100 ms
+        assert_eq!(first_slice_ms(&mut Cfq::new(20), 20), 100);
+        // 2 busy: the average (3·2 + 0 + 2) / 4 = 2, 2 × 100 ms ≤ 300 ms: unscaled
+        assert_eq!(first_slice_ms(&mut Cfq::new(2).with_low_latency(true), 2), 100);
+        // 20 busy: average 15, 1500 ms > 300: 100 · 300 / 1500 = 20 ms
+        let mut c = Cfq::new(20).with_low_latency(true);
+        assert_eq!(first_slice_ms(&mut c, 20), 20);
+        assert_eq!(c.busy_queues_avg, 15);
+        // another slice now (19 waiting and the active one: 20 busy): average
+        // (3·20 + 15 + 2) / 4 = 19, 100 · 300 / 1900 = 15 ms, below the floor
+        // 2 × slice_idle = 16 ms
+        let slice_ns = c.slice_ns(1);
+        assert_eq!((c.busy_queues_avg, slice_ns / NS_PER_MS), (19, 16));
+        // never below the floor: 500 busy
+        assert_eq!(first_slice_ms(&mut Cfq::new(500).with_low_latency(true), 500), 16);
+        // the write queue's floor is 2 × 8 × 40 / 100 = 6 ms
+        assert_eq!(c.slice_ns(ASYNC) / NS_PER_MS, 6);
     }
 
     #[test]

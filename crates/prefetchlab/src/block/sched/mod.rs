@@ -15,7 +15,7 @@ pub mod deadline;
 pub mod fcfs;
 pub mod sstf;
 
-use crate::config::SchedulerKind;
+use crate::config::{DiskConfig, SchedulerKind};
 use crate::sim::TimeNs;
 
 /// A request waiting in a disk's queue, as a scheduler sees it.
@@ -87,9 +87,10 @@ pub fn build(kind: SchedulerKind, streams: usize) -> Box<dyn Scheduler> {
 /// per-process state (`as_io_context` hangs off the task, not the queue, so
 /// a process's think time, seek distance and queued reads are counted over
 /// every disk it reads from). CFQ's per-process state is per queue in the
-/// kernel too (a `cfq_io_context` per process and queue).
-pub fn build_all(kind: SchedulerKind, streams: usize, disks: usize) -> Vec<Box<dyn Scheduler>> {
-    match kind {
+/// kernel too (a `cfq_io_context` per process and queue). `disk` names the
+/// scheduler and its options (`cfq_low_latency`).
+pub fn build_all(disk: &DiskConfig, streams: usize, disks: usize) -> Vec<Box<dyn Scheduler>> {
+    match disk.scheduler {
         SchedulerKind::Anticipatory => {
             let contexts = anticipatory::IoContexts::new(streams);
             (0..disks)
@@ -98,7 +99,12 @@ pub fn build_all(kind: SchedulerKind, streams: usize, disks: usize) -> Vec<Box<d
                 })
                 .collect()
         }
-        _ => (0..disks).map(|_| build(kind, streams)).collect(),
+        SchedulerKind::Cfq => (0..disks)
+            .map(|_| {
+                Box::new(cfq::Cfq::new(streams).with_low_latency(disk.cfq_low_latency)) as Box<dyn Scheduler>
+            })
+            .collect(),
+        kind => (0..disks).map(|_| build(kind, streams)).collect(),
     }
 }
 
