@@ -103,7 +103,7 @@ def test_run_prints_a_summary_with_units(small_config: Path) -> None:
         _row(out, label)
     for label in ("prefetch accuracy", "wasted prefetch pages", "request splits", "wall time"):
         _row(out, label)
-    assert "raid0 of 3 × cheetah-15k5, strip 64 KiB" in out
+    assert "raid0 of 3 × cheetah-15k5, strip 64 KiB, scheduler anticipatory;" in out
     # Per-stream and per-disk tables: one row each (3 streams, 3 disks: not compacted).
     stream_part = out.split("per stream\n", 1)[1].split("\n\n", 1)[0].splitlines()
     disk_part = out.split("per disk\n", 1)[1].splitlines()
@@ -129,14 +129,16 @@ def test_run_header_names_an_ssd_array_by_its_parameters(small_config: Path) -> 
         f"SSD (4 channels, per channel 100 MB/s read, {ssd['write_bandwidth'] / 1e6:g} MB/s write; "
         f"latency 25 µs read, {ssd['write_latency'] / 1e3:g} µs write; {ssd['capacity'] / 1e9:g} GB)"
     )
-    assert header.startswith(f"raid0 of 5 × {device}, strip 64 KiB;"), header
+    assert header.startswith(f"raid0 of 5 × {device}, strip 64 KiB, scheduler anticipatory;"), header
     assert "cheetah" not in proc.stdout
 
 
 def test_run_header_names_the_drive_and_its_cache(small_config: Path) -> None:
     proc = run_cli("run", small_config, "--set", "disk.cache=false")
     assert proc.returncode == 0, proc.stderr
-    assert _header(proc.stdout).startswith("raid0 of 3 × cheetah-15k5 (drive cache off), strip 64 KiB;")
+    assert _header(proc.stdout).startswith(
+        "raid0 of 3 × cheetah-15k5 (drive cache off), strip 64 KiB, scheduler anticipatory;"
+    )
 
 
 def test_set_overrides_the_file(small_config: Path) -> None:

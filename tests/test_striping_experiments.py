@@ -110,7 +110,9 @@ def test_run_header_names_the_striping_aware_scheme_and_its_sizes() -> None:
     assert "saseqp on linux 2.6.18, max 512 KiB" in saseqp
     assert "driver's context" not in saseqp
     driver = describe_config(prefetchlab.resolve(base + "io_context = 'driver'\n"))
-    assert "strip 256 KiB, member I/O in the driver's context" in driver
+    assert "strip 256 KiB, member I/O in the driver's context, scheduler anticipatory;" in driver
+    cfq = describe_config(prefetchlab.resolve(base + "[disk]\nscheduler = 'cfq'\ncfq_low_latency = true\n"))
+    assert "strip 256 KiB, scheduler cfq (low_latency);" in cfq
 
 
 def test_tc09_fig8_driver_is_fig8_in_the_drivers_context() -> None:

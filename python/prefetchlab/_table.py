@@ -217,6 +217,14 @@ def describe_device(config: dict[str, Any]) -> str:
     return name + (f" ({', '.join(notes)})" if notes else "")
 
 
+def describe_scheduler(config: dict[str, Any]) -> str:
+    """The member queues' I/O scheduler as the run's header names it: ``scheduler cfq``, with
+    ``(low_latency)`` when CFQ scales its slices (``disk.cfq_low_latency``)."""
+    d = config["disk"]
+    low_latency = " (low_latency)" if d.get("cfq_low_latency") else ""
+    return f"scheduler {d['scheduler']}{low_latency}"
+
+
 def describe_config(config: dict[str, Any]) -> str:
     """One line saying what was simulated."""
     a, ra, w = config["array"], config["readahead"], config["workload"]
@@ -230,6 +238,7 @@ def describe_config(config: dict[str, Any]) -> str:
         array = f"{a['layout']} of {a['disks']} × {device}, strip {fmt_bytes(a['strip'])}"
     if a.get("io_context") == "driver":
         array += ", member I/O in the driver's context"
+    array += f", {describe_scheduler(config)}"
     if ra["policy"] == "linux":
         readahead = f"readahead linux {ra['variant']} max {fmt_bytes(ra['max'])}"
     elif ra["policy"] == "saseqp":
