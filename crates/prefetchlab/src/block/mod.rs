@@ -173,7 +173,7 @@ pub struct BlockLayer {
 
 /// The stream id the schedulers see for every request when the array
 /// driver submits them from its own context.
-pub const DRIVER_STREAM: u32 = 0;
+const DRIVER_STREAM: u32 = 0;
 
 impl BlockLayer {
     pub fn new(cfg: &BlockConfig, scheds: Vec<Box<dyn Scheduler>>) -> Self {

@@ -392,6 +392,20 @@ pub enum SchedulerKind {
     Cfq,
 }
 
+impl SchedulerKind {
+    /// The configuration's name for it.
+    pub fn name(self) -> &'static str {
+        match self {
+            SchedulerKind::Fcfs => "fcfs",
+            SchedulerKind::Sstf => "sstf",
+            SchedulerKind::Clook => "clook",
+            SchedulerKind::Deadline => "deadline",
+            SchedulerKind::Anticipatory => "anticipatory",
+            SchedulerKind::Cfq => "cfq",
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum DeviceKind {
@@ -1253,10 +1267,12 @@ impl Config {
             }
         }
         if self.disk.cfq_low_latency && self.disk.scheduler != SchedulerKind::Cfq {
-            let scheduler = format!("{:?}", self.disk.scheduler).to_lowercase();
             return Err(Error::config(
                 "disk.cfq_low_latency",
-                format!("is CFQ's setting: it needs disk.scheduler = \"cfq\", got \"{scheduler}\""),
+                format!(
+                    "is CFQ's setting: it needs disk.scheduler = \"cfq\", got \"{}\"",
+                    self.disk.scheduler.name()
+                ),
             ));
         }
         if self.disk.queue_depth > MAX_QUEUE_DEPTH {
@@ -2285,6 +2301,14 @@ fn split_set(set: &str) -> Result<(Vec<String>, &str)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_schedulers_name_is_its_configuration_value() {
+        use SchedulerKind::*;
+        for kind in [Fcfs, Sstf, Clook, Deadline, Anticipatory, Cfq] {
+            assert_eq!(serde_json::to_value(kind).unwrap(), kind.name(), "{kind:?}");
+        }
+    }
 
     #[test]
     fn defaults_parse_from_empty() {
