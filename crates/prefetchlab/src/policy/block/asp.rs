@@ -82,15 +82,175 @@ const LISTS: [List; 2] = [List::Prefetch, List::Cache];
 /// again since — still takes its turn). An address is in one list at most:
 /// entering one takes it out of the other.
 ///
-/// Kept as one map of address → (list, entry number), not as rings: the
-/// address that entered its list as the `n`-th is in it while fewer than
-/// `cap` addresses entered after it, so membership is a subtraction, and an
-/// entry that expired stays in the map, harmless, until a sweep (when the
-/// map holds 4 × the lists' capacity). Blocks are evicted and culled in runs
-/// (a strip's blocks together), so an entry is mostly a store into the map
-/// group found for the one before; a ring's removal of its oldest entry at
-/// each entry would look up another group each time.
-struct Ghosts {
+/// Two ways to keep them, with the same contents (a test checks both
+/// against rings): short lists (the default 256 blocks each) are rings
+/// scanned in the processor's first-level cache, behind a counting filter
+/// that answers most questions without a scan; long ones are a map.
+enum Ghosts {
+    Scanned(ScannedGhosts),
+    Mapped(MappedGhosts),
+}
+
+impl Ghosts {
+    /// The longest list kept as a scanned ring, blocks.
+    const SCAN_MAX: u32 = 1024;
+
+    fn new(prefetch_cap: u32, cache_cap: u32) -> Ghosts {
+        if prefetch_cap.max(cache_cap) <= Self::SCAN_MAX {
+            Ghosts::Scanned(ScannedGhosts::new(prefetch_cap, cache_cap))
+        } else {
+            Ghosts::Mapped(MappedGhosts::new(prefetch_cap, cache_cap))
+        }
+    }
+
+    /// `block` enters `list` (and leaves the other).
+    #[inline(always)]
+    fn insert(&mut self, list: List, block: u64) {
+        match self {
+            Ghosts::Scanned(g) => g.insert(list, block),
+            Ghosts::Mapped(g) => g.insert(list, block),
+        }
+    }
+
+    /// The list `block` was in, if any; it leaves it.
+    #[inline]
+    fn remove(&mut self, block: u64) -> Option<List> {
+        match self {
+            Ghosts::Scanned(g) => g.remove(block),
+            Ghosts::Mapped(g) => g.remove(block),
+        }
+    }
+}
+
+/// Short ghost lists as rings of addresses, one per list, each address in
+/// one ring at most. A counting filter (two buckets per address, each
+/// counting the entries that hash to it) says when an address is surely in
+/// neither ring; only otherwise is a ring scanned, in vector-wide steps.
+/// ASP's entries are mostly addresses in no list (a block culled or evicted
+/// for the first time), and a list of 256 blocks is 2 KiB, so an entry is a
+/// store into its ring and a few counter updates, where a hashed structure
+/// finds a group in memory for each.
+///
+/// A counter that reaches 255 stays there (the filter then says "maybe" for
+/// its addresses, never "no" for an address held).
+struct ScannedGhosts {
+    rings: [Vec<u64>; 2],
+    /// Where each ring's next entry goes.
+    head: [usize; 2],
+    /// Entries per bucket, over both rings.
+    counts: Vec<u8>,
+    /// log2(buckets).
+    bits: u32,
+}
+
+impl ScannedGhosts {
+    /// A ring slot holding no address (block numbers stay far below it).
+    const GONE: u64 = u64::MAX;
+
+    fn new(prefetch_cap: u32, cache_cap: u32) -> ScannedGhosts {
+        // 32 buckets per entry: a question on an address in neither list finds
+        // both its buckets taken about once in 250
+        let buckets = (32 * (prefetch_cap as usize + cache_cap as usize)).next_power_of_two().max(64);
+        ScannedGhosts {
+            rings: [vec![Self::GONE; prefetch_cap as usize], vec![Self::GONE; cache_cap as usize]],
+            head: [0, 0],
+            counts: vec![0; buckets],
+            bits: buckets.trailing_zeros(),
+        }
+    }
+
+    /// `block`'s two buckets.
+    #[inline(always)]
+    fn buckets(&self, block: u64) -> [usize; 2] {
+        let h = block.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let mask = (1u64 << self.bits) - 1;
+        [(h >> (64 - self.bits)) as usize, (h >> (64 - 2 * self.bits) & mask) as usize]
+    }
+
+    /// Whether `block` may be in a ring.
+    #[inline(always)]
+    fn maybe(&self, buckets: [usize; 2]) -> bool {
+        self.counts[buckets[0]] != 0 && self.counts[buckets[1]] != 0
+    }
+
+    #[inline(always)]
+    fn count_in(&mut self, buckets: [usize; 2]) {
+        for b in buckets {
+            self.counts[b] = self.counts[b].saturating_add(1);
+        }
+    }
+
+    #[inline(always)]
+    fn count_out(&mut self, buckets: [usize; 2]) {
+        for b in buckets {
+            if self.counts[b] != u8::MAX {
+                self.counts[b] -= 1;
+            }
+        }
+    }
+
+    /// `block`'s place in `ring`, if there.
+    #[inline]
+    fn find(ring: &[u64], block: u64) -> Option<usize> {
+        const STEP: usize = 16;
+        let mut chunks = ring.chunks_exact(STEP);
+        for (c, chunk) in chunks.by_ref().enumerate() {
+            // no early exit inside a step, so that it compiles to vector compares
+            if chunk.iter().fold(false, |any, &a| any | (a == block)) {
+                return chunk.iter().position(|&a| a == block).map(|i| c * STEP + i);
+            }
+        }
+        let tail = ring.len() - chunks.remainder().len();
+        chunks.remainder().iter().position(|&a| a == block).map(|i| tail + i)
+    }
+
+    /// Takes `block` out of the ring holding it; that ring's list.
+    #[inline(never)]
+    fn take(&mut self, block: u64, buckets: [usize; 2]) -> Option<List> {
+        let (l, i) = (0..2).find_map(|l| Self::find(&self.rings[l], block).map(|i| (l, i)))?;
+        self.rings[l][i] = Self::GONE;
+        self.count_out(buckets);
+        Some(LISTS[l])
+    }
+
+    #[inline(always)]
+    fn insert(&mut self, list: List, block: u64) {
+        let buckets = self.buckets(block);
+        if self.maybe(buckets) {
+            self.take(block, buckets);
+        }
+        let l = list as usize;
+        let cap = self.rings[l].len();
+        if cap == 0 {
+            return;
+        }
+        let head = self.head[l];
+        let old = std::mem::replace(&mut self.rings[l][head], block);
+        if old != Self::GONE {
+            self.count_out(self.buckets(old));
+        }
+        self.count_in(buckets);
+        self.head[l] = if head + 1 == cap { 0 } else { head + 1 };
+    }
+
+    #[inline]
+    fn remove(&mut self, block: u64) -> Option<List> {
+        let buckets = self.buckets(block);
+        if !self.maybe(buckets) {
+            return None;
+        }
+        self.take(block, buckets)
+    }
+}
+
+/// Long ghost lists as one map of address → (list, entry number), not as
+/// rings: the address that entered its list as the `n`-th is in it while
+/// fewer than `cap` addresses entered after it, so membership is a
+/// subtraction, and an entry that expired stays in the map, harmless, until
+/// a sweep (when the map holds 4 × the lists' capacity). Blocks are evicted
+/// and culled in runs (a strip's blocks together), so an entry is mostly a
+/// store into the map group found for the one before.
+struct MappedGhosts {
     cap: [u64; 2],
     /// Entries made into each list so far; an entry's number is this count
     /// after it.
@@ -101,10 +261,10 @@ struct Ghosts {
     sweep_at: usize,
 }
 
-impl Ghosts {
-    fn new(prefetch_cap: u32, cache_cap: u32) -> Ghosts {
+impl MappedGhosts {
+    fn new(prefetch_cap: u32, cache_cap: u32) -> MappedGhosts {
         let cap = prefetch_cap as usize + cache_cap as usize;
-        Ghosts {
+        MappedGhosts {
             cap: [prefetch_cap as u64, cache_cap as u64],
             entered: [0, 0],
             map: BlockMap::new(0),
@@ -119,7 +279,6 @@ impl Ghosts {
         (entered[l] - n < cap[l]).then_some(LISTS[l])
     }
 
-    /// `block` enters `list` (and leaves the other).
     #[inline(always)]
     fn insert(&mut self, list: List, block: u64) {
         let l = list as usize;
@@ -142,7 +301,6 @@ impl Ghosts {
         self.map.retain(|_, value| Self::list_of(entered, cap, value).is_some());
     }
 
-    /// The list `block` was in, if any; it leaves it.
     #[inline]
     fn remove(&mut self, block: u64) -> Option<List> {
         match self.map.remove(block) {
@@ -614,8 +772,15 @@ mod tests {
         // the reference: each list a ring of its last `cap` entries, an entry
         // whose address left early (a miss, or it entered again) still taking
         // its turn; runs of blocks and scattered ones, past several sweeps
-        for caps in [[3u32, 5], [0, 4], [16, 1], [64, 64]] {
-            let mut ghosts = Ghosts::new(caps[0], caps[1]);
+        // each list kind, scanned and mapped, with lists shorter and longer than a
+        // scan's step
+        let cases = [[3u32, 5], [0, 4], [16, 1], [64, 64], [37, 300]];
+        for (caps, mapped) in cases.into_iter().flat_map(|caps| [(caps, false), (caps, true)]) {
+            let mut ghosts = if mapped {
+                Ghosts::Mapped(MappedGhosts::new(caps[0], caps[1]))
+            } else {
+                Ghosts::Scanned(ScannedGhosts::new(caps[0], caps[1]))
+            };
             let mut rings: [VecDeque<Option<u64>>; 2] = [VecDeque::new(), VecDeque::new()];
             let mut x: u64 = 0x2545F4914F6CDD1D;
             for step in 0..50_000u64 {
@@ -647,8 +812,30 @@ mod tests {
                     assert_eq!(ghosts.remove(block), take(&mut rings), "caps {caps:?}, step {step}");
                 }
             }
-            assert!(ghosts.map.len() < ghosts.sweep_at);
+            match ghosts {
+                Ghosts::Mapped(g) => assert!(g.map.len() < g.sweep_at),
+                Ghosts::Scanned(g) => {
+                    // the filter counts exactly the addresses in the rings
+                    let held = g.rings.iter().flatten().filter(|&&a| a != ScannedGhosts::GONE).count();
+                    assert_eq!(g.counts.iter().map(|&c| c as usize).sum::<usize>(), 2 * held);
+                }
+            }
         }
+    }
+
+    #[test]
+    fn short_lists_are_scanned_long_ones_mapped_and_a_full_filter_counter_sticks() {
+        assert!(matches!(Ghosts::new(256, 256), Ghosts::Scanned(_)));
+        assert!(matches!(Ghosts::new(0, Ghosts::SCAN_MAX + 1), Ghosts::Mapped(_)));
+        let mut g = ScannedGhosts::new(4, 4);
+        let buckets = g.buckets(7);
+        for _ in 0..300 {
+            g.count_in(buckets);
+        }
+        g.count_out(buckets);
+        // past 255 the true count is unknown: the bucket says "maybe" for ever
+        assert_eq!(g.counts[buckets[0]], u8::MAX);
+        assert!(g.maybe(buckets));
     }
 
     /// 16-block strips (64 KiB of 4 KiB blocks), a cache of `capacity` blocks.
