@@ -49,7 +49,8 @@ def test_console_script_is_installed() -> None:
     assert script.is_file(), "the `prefetchlab` console script is not installed beside the interpreter"
     proc = subprocess.run([str(script), "--version"], capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.strip() == f"prefetchlab {prefetchlab.__version__}"
+    build = prefetchlab._engine.engine_build
+    assert proc.stdout.strip() == f"prefetchlab {prefetchlab.__version__} (engine build {build})"
 
 
 def test_run_json_is_the_report(small_config: Path) -> None:

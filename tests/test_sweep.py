@@ -4,6 +4,7 @@ bad input reported before any run."""
 from __future__ import annotations
 
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -13,6 +14,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
+import prefetchlab
 from prefetchlab.experiment import ExperimentError, load_experiment
 
 from .sweep_files import CLI, cli, columns, configs, demo_like, one_error_line, table, write
@@ -179,6 +181,27 @@ def test_rerun_skips_stored_runs_and_force_reruns(tmp_path: Path) -> None:
     forced = cli("sweep", exp, "--workers", "2", "--force")
     assert forced.returncode == 0 and "32 run now" in forced.stdout
     assert len(table(db)) == 32
+
+
+def test_runs_stored_by_another_engine_build_are_run_again(tmp_path: Path) -> None:
+    # The version stays the same while the model changes: a run is reused only when the engine
+    # that stored it was built from the same sources.
+    from prefetchlab.runner import RESULTS_VERSION
+
+    assert re.fullmatch(rf"{re.escape(prefetchlab.__version__)}\+[0-9a-f]{{16}}", RESULTS_VERSION)
+    exp = write(tmp_path, "demo.toml", demo_like())
+    assert cli("sweep", exp, "--workers", "2").returncode == 0
+    db = tmp_path / "results.duckdb"
+    con = duckdb.connect(str(db))
+    assert con.execute("SELECT DISTINCT version FROM runs").fetchall() == [(RESULTS_VERSION,)]
+    con.execute("UPDATE runs SET version = ? WHERE run_id IN (SELECT run_id FROM runs LIMIT 5)", ["0.1.0"])
+    con.close()
+    again = cli("sweep", exp, "--workers", "2")
+    assert again.returncode == 0, again.stderr
+    assert "5 run now (5 stored by another engine build), 27 already stored" in again.stdout
+    con = duckdb.connect(str(db), read_only=True)
+    assert con.execute("SELECT DISTINCT version FROM runs").fetchall() == [(RESULTS_VERSION,)]
+    con.close()
 
 
 def _row_count(db: Path) -> int:

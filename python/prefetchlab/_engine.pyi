@@ -4,6 +4,8 @@ from collections.abc import Callable
 from typing import Any, Literal, TypedDict
 
 __version__: str
+#: A fingerprint of the sources the engine was built from (16 hex digits).
+engine_build: str
 
 class PrefetchlabError(ValueError):
     """Any error the engine reports: a bad configuration key or value, an unreadable or

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-from prefetchlab._engine import PrefetchlabError, __version__
+from prefetchlab._engine import PrefetchlabError, __version__, engine_build
 from prefetchlab.api import simulate, validate_disk
 from prefetchlab.experiments_cli import register as register_experiments
 from prefetchlab.ipods_cli import register as register_ipods
@@ -66,7 +66,9 @@ def _build_parser() -> argparse.ArgumentParser:
         prog=PROG,
         description="Deterministic simulator of prefetching on striped disk arrays.",
     )
-    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    parser.add_argument(
+        "--version", action="version", version=f"{PROG} {__version__} (engine build {engine_build})"
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True, parser_class=_Parser)
 
     run = sub.add_parser(

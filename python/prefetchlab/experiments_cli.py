@@ -17,7 +17,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from prefetchlab._engine import __version__
+from prefetchlab._engine import __version__, engine_build
 
 if TYPE_CHECKING:
     from prefetchlab.experiment import Experiment
@@ -98,7 +98,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     exp = load_experiment(args.experiment)
     s = sweep(exp, _db(args, exp), args.scheduler, args.workers, args.force, args.quiet)
     if not args.quiet:
-        print(f"{s.experiment}: {s.total} runs, {s.ran} run now, {s.stored_before} already stored -> {s.db}")
+        print(s.line())
     return 0
 
 
@@ -200,14 +200,12 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         db = _db(args, exp)
         s = sweep(exp, db, args.scheduler, args.workers, args.force, quiet)
         if not quiet:
-            print(
-                f"{s.experiment}: {s.total} runs, {s.ran} run now, {s.stored_before} already stored -> {s.db}"
-            )
+            print(s.line())
         rows = ResultsDB(db).rows(exp.name)
         figures = draw(exp, rows, out / "figures")
         stored = len({r["run_id"] for r in rows} & {r.run_id for r in exp.runs})
         reports.append(ExperimentReport(exp, figures, exp.check_claims(rows), stored))
-    page = write_report(reports, out, __version__)
+    page = write_report(reports, out, f"{__version__} (engine build {engine_build})")
     claims = [c for rep in reports for c in rep.claims]
     if args.json:
         print(json.dumps({"claims": [c.to_json() for c in claims]}, indent=2, ensure_ascii=False))

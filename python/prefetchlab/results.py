@@ -103,8 +103,9 @@ class ResultsDB:
         return self.path.exists()
 
     def stored_ids(self, experiment: str, version: str | None = None) -> set[str]:
-        """The ids of the runs of ``experiment`` already stored (by prefetchlab ``version``
-        only, when given: a run stored by another version is run again and replaced)."""
+        """The ids of the runs of ``experiment`` already stored (by ``version`` only, when given:
+        the runner gives its ``RESULTS_VERSION``, so that a run stored by another version or
+        another engine build is run again and replaced)."""
         if not self.exists():
             return set()
         with connect(self.path, read_only=True) as con:

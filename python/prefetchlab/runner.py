@@ -30,9 +30,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from prefetchlab._engine import PrefetchlabError, __version__
+from prefetchlab._engine import PrefetchlabError, __version__, engine_build
 from prefetchlab.experiment import Experiment, RunSpec
 from prefetchlab.results import ResultsDB
+
+#: The version stored with each result, and matched when stored runs are reused: prefetchlab's
+#: version and the build fingerprint of the engine that ran it (the engine's sources hashed when
+#: it was built). The version alone stays the same while the model changes, so a run stored by an
+#: engine built from other sources is run again, never reported as this engine's.
+RESULTS_VERSION = f"{__version__}+{engine_build}"
 
 #: How long connecting to a Dask scheduler may take before it is reported unreachable.
 CONNECT_TIMEOUT_S = 5
@@ -53,7 +59,8 @@ class RunFailed(PrefetchlabError):
 def execute(
     config_json: str, progress: Callable[[float, float, int, int], object] | None = None
 ) -> dict[str, Any]:
-    """Simulates one resolved configuration; returns its metrics, the version and wall time,
+    """Simulates one resolved configuration; returns its metrics, the version (``RESULTS_VERSION``:
+    this process's engine's) and wall time,
     or ``{"error": message}`` when the engine rejects the run (such as files that do not fit
     on the array): a result like any other, so no back end has to carry the engine's
     exception across processes.
@@ -69,7 +76,7 @@ def execute(
         return {"error": str(e)}
     wall_s = time.perf_counter() - start
     report = json.loads(out["report"])
-    return {"metrics": report["metrics"], "version": report["version"], "wall_s": wall_s}
+    return {"metrics": report["metrics"], "version": f"{report['version']}+{engine_build}", "wall_s": wall_s}
 
 
 class Backend(Protocol):
@@ -249,6 +256,16 @@ class SweepSummary:
     total: int
     stored_before: int
     ran: int
+    #: Runs stored by an engine built from other sources, run again (or to be, if they failed).
+    outdated: int = 0
+
+    def line(self) -> str:
+        """The summary a command prints: runs, run now, reused, where."""
+        again = f" ({self.outdated} stored by another engine build)" if self.outdated else ""
+        return (
+            f"{self.experiment}: {self.total} runs, {self.ran} run now{again}, "
+            f"{self.stored_before} already stored -> {self.db}"
+        )
 
 
 def sweep(
@@ -273,8 +290,9 @@ def sweep(
     failed: list[tuple[RunSpec, str]] = []
     try:
         db.create()
-        stored = set() if force else db.stored_ids(exp.name, __version__)
+        stored = set() if force else db.stored_ids(exp.name, RESULTS_VERSION)
         todo = [r for r in exp.runs if r.run_id not in stored]
+        outdated = 0 if force else len({r.run_id for r in todo} & db.stored_ids(exp.name))
         by_config: dict[str, RunSpec] = {r.config_json: r for r in todo}
         done_before = len(exp.runs) - len(todo)
         with _progress(len(exp.runs), done_before, exp.name, quiet) as bar:
@@ -299,7 +317,7 @@ def sweep(
         run, error = failed[0]
         more = f" ({len(failed) - 1} more failed runs not stored)" if len(failed) > 1 else ""
         raise RunFailed(run.config_json, PrefetchlabError(f"{_name(run)}: {error}{more}"))
-    return SweepSummary(exp.name, db.path, len(exp.runs), done_before, len(todo))
+    return SweepSummary(exp.name, db.path, len(exp.runs), done_before, len(todo), outdated)
 
 
 def _name(run: RunSpec) -> str:

@@ -443,6 +443,7 @@ fn topology_timeline<'py>(
 fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("PrefetchlabError", m.py().get_type::<PrefetchlabError>())?;
     m.add("__version__", prefetchlab::VERSION)?;
+    m.add("engine_build", prefetchlab::ENGINE_BUILD)?;
     m.add_function(wrap_pyfunction!(resolve, m)?)?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(validate_disk, m)?)?;

@@ -40,3 +40,9 @@ pub use metrics::Report;
 
 /// The version written into every result.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// A fingerprint of the sources this engine was built from (16 hex digits,
+/// `build.rs`): two engines with the same fingerprint give the same results.
+/// The version alone does not say so — it stays the same while the model
+/// changes — so stored results are reused only under the same fingerprint.
+pub const ENGINE_BUILD: &str = env!("PREFETCHLAB_ENGINE_BUILD");
