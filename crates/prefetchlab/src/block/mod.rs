@@ -215,8 +215,6 @@ impl BlockLayer {
         self.driver_context = on;
     }
 
-    /// Whether any member queue is read-congested (md's congested hook
-    /// reports the array congested when a member is).
     /// Requests pending at the disks (queued plus in service), averaged
     /// over the disks: SARA's per-member-disk concurrency `N`
     /// (decisions.md #4).
@@ -225,6 +223,8 @@ impl BlockLayer {
         total as f64 / self.queues.len().max(1) as f64
     }
 
+    /// Whether any member queue is read-congested (md's congested hook
+    /// reports the array congested when a member is).
     pub fn any_congested(&self) -> bool {
         self.congestion && self.queues.iter().any(|q| q.congested)
     }
