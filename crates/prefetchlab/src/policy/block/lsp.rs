@@ -140,6 +140,12 @@ pub struct Lsp {
     holes: StripSet,
     /// Strips of areas accessed since they were in an area.
     accessed: StripSet,
+    /// The strip of the last unused block whose eviction was looked at, until
+    /// the next access (`u64::MAX`: none). A strip's blocks leave together,
+    /// and once one was looked at, another of the same strip changes nothing
+    /// until an access moves the areas: either no area held it (evictions
+    /// make none), or it is a hole now, or a split cut it out of its area.
+    last_evicted_strip: u64,
     n: Counters,
 }
 
@@ -156,6 +162,7 @@ impl Lsp {
             areas: BTreeMap::new(),
             holes: StripSet::default(),
             accessed: StripSet::default(),
+            last_evicted_strip: u64::MAX,
             n: Counters::default(),
             geometry,
         }
@@ -264,6 +271,7 @@ fn merged(a: Area, b: Area) -> Area {
 
 impl BlockPrefetch for Lsp {
     fn on_access(&mut self, ctx: &mut dyn BlockContext, a: BlockAccess) {
+        self.last_evicted_strip = u64::MAX;
         let x = a.block * self.geometry.block_bytes;
         let first = self.geometry.strip_of(a.block);
         let inside = self.area_at(x).filter(|_| !self.holes.contains(first));
@@ -290,10 +298,14 @@ impl BlockPrefetch for Lsp {
     }
 
     fn on_evict(&mut self, ctx: &mut dyn BlockContext, block: u64, unused_prefetch: bool) {
-        if !unused_prefetch || ctx.is_cached(block) {
+        if !unused_prefetch {
             return;
         }
         let s = self.geometry.strip_of(block);
+        if s == self.last_evicted_strip || ctx.is_cached(block) {
+            return;
+        }
+        self.last_evicted_strip = s;
         let x = s * self.strip_bytes;
         let start = self.area_at(x).or_else(|| {
             self.areas.range(x..x + self.strip_bytes).next().map(|(&s, _)| s) // an area starting inside the strip
@@ -401,6 +413,30 @@ mod tests {
         let areas: Vec<_> = l.areas.iter().map(|(&s, a)| (s / KIB, (a.end + 1) / KIB)).collect();
         assert_eq!(areas, vec![(0, 256), (512, 1024)]);
         assert_eq!(l.holes.len(), 0, "the run of holes left with the cut");
+    }
+
+    #[test]
+    fn every_unused_block_of_a_strip_leaving_counts_as_its_first() {
+        // a strip's 16 blocks evicted one after another, before and after the
+        // split they cause, leave the state one eviction each would
+        let state = |l: &Lsp| (l.areas.clone(), l.holes.len(), l.n.holes_made, l.n.splits);
+        let (mut each, mut first) = (lsp(50), lsp(50));
+        let mut c = Cache::new();
+        for l in [&mut each, &mut first] {
+            l.insert(0, 1024 * KIB - 1, Area::default());
+        }
+        for s in [4, 5, 6, 7, 9] {
+            for b in 0..16 {
+                each.on_evict(&mut c, s * 16 + b, true);
+            }
+            first.on_evict(&mut c, s * 16, true);
+            assert_eq!(state(&each), state(&first), "after strip {s}");
+        }
+        assert_eq!((each.n.splits, each.holes.len()), (1, 1));
+        // an access between two evictions of a strip looks at it again
+        let a = c.demand(0, 2 * 16, 1);
+        each.on_access(&mut c, a);
+        assert_eq!(each.last_evicted_strip, u64::MAX);
     }
 
     #[test]
