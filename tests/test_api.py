@@ -139,6 +139,6 @@ def test_report_is_a_dataclass_of_plain_values() -> None:
     r = prefetchlab.simulate(SMALL_TOML)
     assert isinstance(r, Report)
     text = {k for k, v in r.metrics.items() if not isinstance(v, int | float)}
-    assert text == {"block_policy_state"}
-    assert r.policy_state() == {}
+    assert text == {"block_policy_state", "readahead_policy_state"}
+    assert r.policy_state() == {} and r.readahead_state() == {}
     assert r.version == prefetchlab.__version__

@@ -75,7 +75,9 @@ class Report:
     ``metrics`` holds the scalar figures (names carry their units, e.g.
     ``bandwidth_mb_s``, ``latency_p99_ms``) and ``block_policy_state``, the array
     cache's block policy's own counters as a JSON text (AMP's p/g distribution, LSP's
-    areas and holes, …; :meth:`policy_state` parses it); ``streams`` and ``disks`` one dict
+    areas and holes, …; :meth:`policy_state` parses it) and ``readahead_policy_state``, the
+    readahead's device-wide ones (extended SARA's concurrency; :meth:`readahead_state`);
+    ``streams`` and ``disks`` one dict
     per reader and per member disk; ``config`` the resolved configuration
     (every default filled in; sizes in bytes, durations in nanoseconds);
     ``io_log`` a :class:`pyarrow.Table` when ``output.io_log = true``, else None.
@@ -91,6 +93,13 @@ class Report:
     def policy_state(self) -> dict[str, Any]:
         """The block policy's own counters (``metrics["block_policy_state"]``), parsed."""
         state: dict[str, Any] = json.loads(self.metrics.get("block_policy_state") or "{}")
+        return state
+
+    def readahead_state(self) -> dict[str, Any]:
+        """The readahead policy's device-wide counters (``metrics["readahead_policy_state"]``:
+        extended SARA's pending I/Os per member disk, its smoothed concurrency and its choices
+        of max), parsed."""
+        state: dict[str, Any] = json.loads(self.metrics.get("readahead_policy_state") or "{}")
         return state
 
     def to_dict(self) -> dict[str, Any]:

@@ -4,8 +4,9 @@ The engine defines the metrics once (``Metrics`` in crates/prefetchlab/src/metri
 serializes every field of it on every run, so the names and types are learned from the engine
 rather than copied here: one tiny probe run (a single 4 KiB read on one disk, well under a
 millisecond) is simulated once per process and its metric dict read. Integer metrics (``u64``)
-become ``BIGINT`` columns, text (``block_policy_state``, a JSON object of the block policy's own
-counters: query it with DuckDB's ``json_extract``) ``VARCHAR``, the others ``DOUBLE``.
+become ``BIGINT`` columns, text (``block_policy_state`` and ``readahead_policy_state``, JSON
+objects of the policies' own counters: query them with DuckDB's ``json_extract``) ``VARCHAR``,
+the others ``DOUBLE``.
 
 ``WALL_CLOCK_METRICS`` are the metrics that measure the host, not the simulated system: they
 are the only ones that differ between two runs of the same configuration.

@@ -223,6 +223,7 @@ impl CacheOnly {
             prefetch_used_blocks: s.prefetch_used,
             wasted_blocks: s.wasted,
             block_policy_state: self.policy.state_json().to_string(),
+            readahead_policy_state: "{}".into(),
             prefetch_accuracy: ratio(s.prefetch_used, s.prefetched),
             wall_time_s: wall_s,
             requests_per_wall_s: if wall_s > 0.0 { self.records as f64 / wall_s } else { 0.0 },

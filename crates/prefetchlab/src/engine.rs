@@ -1232,6 +1232,7 @@ impl Engine {
             prefetch_used_blocks: acs.map_or(0, |a| a.prefetch_used),
             wasted_blocks: acs.map_or(0, |a| a.wasted),
             block_policy_state: self.block_policy.state_json().to_string(),
+            readahead_policy_state: self.ra_device.state_json().to_string(),
             peak_cache_pages: self.cache.peak_pages(),
             congestion_events: self.block.queues.iter().map(|q| q.stats.congestion_events).sum(),
             queue_full_events: self.block.queues.iter().map(|q| q.stats.queue_full_events).sum(),

@@ -74,6 +74,9 @@ pub struct Metrics {
     /// The array cache's block policy's own counters, a JSON object (AMP's
     /// p/g distribution, LSP's areas and holes, …; `{}` for none).
     pub block_policy_state: String,
+    /// The readahead policy's device-wide counters, a JSON object (extended
+    /// SARA's pending I/Os, concurrency and choices of max; `{}` for none).
+    pub readahead_policy_state: String,
     pub peak_cache_pages: u64,
     pub congestion_events: u64,
     /// Requests added to a disk queue already holding `nr_requests` (the

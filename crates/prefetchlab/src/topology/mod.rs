@@ -994,6 +994,7 @@ impl Topology {
             disk_requests: self.ssd_hits + self.hdd_reads + 2 * self.copies + self.writes,
             disk_utilization: ratio(s(busy), secs * 2.0 * self.nodes.len() as f64),
             block_policy_state: state.to_string(),
+            readahead_policy_state: "{}".into(),
             sim_time_s: secs,
             elapsed_s: secs,
             stall_s: s(stall_ns),

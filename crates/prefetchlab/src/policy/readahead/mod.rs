@@ -93,6 +93,39 @@ pub struct Submitted {
 pub struct RaDeviceState {
     /// SARA's smoothed concurrency `D` (pending I/Os per member disk), §4.2.
     pub sara_concurrency: f64,
+    /// Extended SARA's choices of `max`, one per readahead demanded: the
+    /// large max (low concurrency), the small one (high).
+    pub sara_large_max_choices: u64,
+    pub sara_small_max_choices: u64,
+    /// The `N` (pending I/Os per member disk) and `D` sampled at those
+    /// choices: sums and largest.
+    pub sara_pending_sum: f64,
+    pub sara_pending_max: f64,
+    pub sara_concurrency_sum: f64,
+    pub sara_concurrency_max: f64,
+}
+
+impl RaDeviceState {
+    /// The readahead policy's device-wide counters, the `readahead_policy_state`
+    /// metric: extended SARA's concurrency and choices of `max`; `{}` when
+    /// no policy kept any.
+    pub fn state_json(&self) -> serde_json::Value {
+        let choices = self.sara_large_max_choices + self.sara_small_max_choices;
+        if choices == 0 {
+            return serde_json::json!({});
+        }
+        let mean = |sum: f64| (sum / choices as f64 * 1e3).round() / 1e3;
+        let round = |x: f64| (x * 1e3).round() / 1e3;
+        serde_json::json!({
+            "sara_large_max_choices": self.sara_large_max_choices,
+            "sara_small_max_choices": self.sara_small_max_choices,
+            "sara_pending_ios_mean": mean(self.sara_pending_sum),
+            "sara_pending_ios_max": round(self.sara_pending_max),
+            "sara_concurrency_mean": mean(self.sara_concurrency_sum),
+            "sara_concurrency_max": round(self.sara_concurrency_max),
+            "sara_concurrency_final": round(self.sara_concurrency),
+        })
+    }
 }
 
 /// What a readahead policy may ask of the page cache for the file being read.

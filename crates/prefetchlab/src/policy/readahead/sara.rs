@@ -106,6 +106,15 @@ impl Readahead for Sara {
             let dev = ctx.device_state();
             dev.sara_concurrency = CONCURRENCY_WEIGHT * dev.sara_concurrency + SAMPLE_WEIGHT * n;
             let high = dev.sara_concurrency > d.threshold;
+            if high {
+                dev.sara_small_max_choices += 1;
+            } else {
+                dev.sara_large_max_choices += 1;
+            }
+            dev.sara_pending_sum += n;
+            dev.sara_pending_max = dev.sara_pending_max.max(n);
+            dev.sara_concurrency_sum += dev.sara_concurrency;
+            dev.sara_concurrency_max = dev.sara_concurrency_max.max(dev.sara_concurrency);
             self.aligned.set_max_pages(if high { d.small_max_pages } else { d.large_max_pages });
         }
         self.aligned.on_page(ctx, index, req_pages, status);
@@ -243,5 +252,29 @@ mod tests {
         f.read(&mut ra, 0, 2);
         assert!(f.device.sara_concurrency > 4.0);
         assert_eq!(f.windows[1].0.size, 4, "under the small max 16");
+        // the device's counters: one choice of each max, N = 40 both times,
+        // D = 4.0 then 0.9 · 4 + 4 = 7.6
+        let state = f.device.state_json();
+        assert_eq!(
+            (state["sara_large_max_choices"].as_u64(), state["sara_small_max_choices"].as_u64()),
+            (Some(1), Some(1))
+        );
+        assert_eq!(
+            (state["sara_pending_ios_mean"].as_f64(), state["sara_pending_ios_max"].as_f64()),
+            (Some(40.0), Some(40.0))
+        );
+        assert_eq!(
+            (state["sara_concurrency_mean"].as_f64(), state["sara_concurrency_max"].as_f64()),
+            (Some(5.8), Some(7.6))
+        );
+        assert_eq!(state["sara_concurrency_final"].as_f64(), Some(7.6));
+    }
+
+    #[test]
+    fn basic_sara_keeps_no_device_counters() {
+        let mut f = MockFile::new(1000);
+        let mut ra = Sara::basic(16, 16);
+        f.read(&mut ra, 0, 2);
+        assert_eq!(f.device.state_json(), serde_json::json!({}));
     }
 }
