@@ -27,6 +27,10 @@ REFUSED: dict[str, tuple[list[str], tuple[str, ...]]] = {
         ["array_cache.size=1MiB", "array_cache.prefetch=fa", "array_cache.p=8", "array_cache.g=8"],
         ("`array_cache.g`", "0 <= g < p = 8", "got g = 8"),
     ),
+    "a videoserver rate meant in other units": (
+        ["workload.kind=videoserver", "workload.rate=250"],
+        ("`workload.rate`", "at least 1000 bytes per second", "got 250", '"250KB"'),
+    ),
     "an LSP window of 0": (
         ["array_cache.size=1MiB", "array_cache.prefetch=lsp", "array_cache.lsp.window=0"],
         ("`array_cache.lsp.window`", "at least 1 request", "got 0"),

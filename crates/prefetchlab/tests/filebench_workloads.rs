@@ -40,6 +40,12 @@ fn a_videoserver_stream_keeps_its_rate() {
     let fast =
         simulate(&Config::from_toml(&toml.replace("rate = '1MiB'", "rate = 0"), &[]).unwrap()).unwrap();
     assert!(fast.metrics.sim_time_s < 1.0);
+    // a video's rate, below a device's: at 2 Mbit/s (250 kB/s) the 16 reads of
+    // 64 KiB of a 1 MiB file are issued 262 ms apart, the last at 3.93 s
+    let sd =
+        toml.replace("file_size = '4MiB'", "file_size = '1MiB'").replace("rate = '1MiB'", "rate = '250KB'");
+    let m = simulate(&Config::from_toml(&sd, &[]).unwrap()).unwrap().metrics;
+    assert!(m.sim_time_s > 3.93 && m.sim_time_s < 4.2, "{}", m.sim_time_s);
 }
 
 #[test]
