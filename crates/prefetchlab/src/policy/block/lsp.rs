@@ -29,6 +29,7 @@
 use super::{BlockAccess, BlockContext, BlockPrefetch, Geometry};
 use crate::config::LspConfig;
 use rustc_hash::FxHashMap;
+use std::cell::Cell;
 use std::collections::BTreeMap;
 
 /// Areas listed in the state report, at most.
@@ -49,26 +50,52 @@ const PAGE_STRIPS: u64 = 4096;
 /// A set of strips as a bitmap in pages of [`PAGE_STRIPS`] strips, the
 /// pages found by hashing (an array's strip numbers are dense, but a trace
 /// may address any of 2^64 blocks). A test, an insertion or a removal costs
-/// one hash lookup; a run of set strips is found by walking its bits, and
-/// runs stay short: a run of holes is cut out as soon as it reaches
-/// `lsp.hole`.
+/// one hash lookup, none when its page is the one used last (a page, once
+/// made, stays); a run of set strips is found by walking its bits, and runs
+/// stay short: a run of holes is cut out as soon as it reaches `lsp.hole`.
 #[derive(Debug, Clone, Default)]
 struct StripSet {
-    pages: FxHashMap<u64, Box<[u64; (PAGE_STRIPS / 64) as usize]>>,
+    /// Page number → its place in `bits`.
+    places: FxHashMap<u64, u32>,
+    bits: Vec<[u64; (PAGE_STRIPS / 64) as usize]>,
+    /// The page used last and its place (`None` before the first).
+    last: Cell<Option<(u64, u32)>>,
 }
 
 impl StripSet {
+    /// The place of page `page`, if made.
+    #[inline]
+    fn place(&self, page: u64) -> Option<u32> {
+        if let Some((p, i)) = self.last.get() {
+            if p == page {
+                return Some(i);
+            }
+        }
+        let i = *self.places.get(&page)?;
+        self.last.set(Some((page, i)));
+        Some(i)
+    }
+
     fn contains(&self, s: u64) -> bool {
         let bit = s % PAGE_STRIPS;
-        self.pages.get(&(s / PAGE_STRIPS)).is_some_and(|p| p[(bit / 64) as usize] >> (bit % 64) & 1 == 1)
+        self.place(s / PAGE_STRIPS)
+            .is_some_and(|i| self.bits[i as usize][(bit / 64) as usize] >> (bit % 64) & 1 == 1)
     }
 
     /// Adds strip `s`; `false` when it was there.
     fn insert(&mut self, s: u64) -> bool {
-        let bit = s % PAGE_STRIPS;
-        let page =
-            self.pages.entry(s / PAGE_STRIPS).or_insert_with(|| Box::new([0; (PAGE_STRIPS / 64) as usize]));
-        let word = &mut page[(bit / 64) as usize];
+        let (page, bit) = (s / PAGE_STRIPS, s % PAGE_STRIPS);
+        let i = match self.place(page) {
+            Some(i) => i,
+            None => {
+                let i = self.bits.len() as u32;
+                self.bits.push([0; (PAGE_STRIPS / 64) as usize]);
+                self.places.insert(page, i);
+                self.last.set(Some((page, i)));
+                i
+            }
+        };
+        let word = &mut self.bits[i as usize][(bit / 64) as usize];
         let was = *word >> (bit % 64) & 1 == 1;
         *word |= 1 << (bit % 64);
         !was
@@ -77,8 +104,8 @@ impl StripSet {
     /// Takes strip `s` out.
     fn remove(&mut self, s: u64) {
         let bit = s % PAGE_STRIPS;
-        if let Some(p) = self.pages.get_mut(&(s / PAGE_STRIPS)) {
-            p[(bit / 64) as usize] &= !(1 << (bit % 64));
+        if let Some(i) = self.place(s / PAGE_STRIPS) {
+            self.bits[i as usize][(bit / 64) as usize] &= !(1 << (bit % 64));
         }
     }
 
@@ -108,7 +135,7 @@ impl StripSet {
 
     /// Strips held.
     fn len(&self) -> u64 {
-        self.pages.values().flat_map(|p| p.iter()).map(|w| w.count_ones() as u64).sum()
+        self.bits.iter().flat_map(|p| p.iter()).map(|w| w.count_ones() as u64).sum()
     }
 }
 
@@ -222,8 +249,9 @@ impl Lsp {
     }
 
     /// The first access to `strip` of the area at `start`: grows it by
-    /// `grow_strips` at the end nearer the strip.
-    fn grow(&mut self, start: u64, strip: u64) {
+    /// `grow_strips` at the end nearer the strip. Returns the start of the
+    /// area now holding it (grown, perhaps merged).
+    fn grow(&mut self, start: u64, strip: u64) -> u64 {
         self.n.grows += 1;
         let mut area = self.areas.remove(&start).expect("the area");
         let centre = strip * self.strip_bytes + self.strip_bytes / 2;
@@ -234,7 +262,7 @@ impl Lsp {
             (start.saturating_sub(self.grow_bytes), area.end)
         };
         area.end = end;
-        self.insert(start, end, area);
+        self.insert(start, end, area)
     }
 
     /// Strip `s` of the area at `start` became a hole: a run of holes of
@@ -284,15 +312,16 @@ impl BlockPrefetch for Lsp {
         }
         self.n.requests_in_areas += 1;
         let sb = self.geometry.strip_blocks();
+        // the area holding the request's first byte: growing keeps it there
+        // (grown, perhaps merged with a neighbour), and areas never overlap
+        let mut start = inside.expect("inside an area");
         for s in first..=self.geometry.strip_of(a.end() - 1) {
             if ctx.prefetch(s * sb, sb) > 0 {
                 self.n.strip_reads += 1;
             }
-            // the area may have moved (grown, merged): find it again
-            if let Some(start) = self.area_at(x) {
-                if self.accessed.insert(s) {
-                    self.grow(start, s);
-                }
+            if self.accessed.insert(s) {
+                start = self.grow(start, s);
+                debug_assert_eq!(Some(start), self.area_at(x));
             }
         }
     }
