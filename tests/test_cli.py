@@ -113,6 +113,22 @@ def test_run_prints_a_summary_with_units(small_config: Path) -> None:
     assert "util %" in disk_part[0] and "MB/s" in stream_part[0]
 
 
+def test_run_summary_shows_extended_saras_concurrency(small_config: Path) -> None:
+    sets = ["--set", "readahead.policy=sara-extended", "--set", "sara.threshold=1"]
+    proc = run_cli("run", small_config, *sets)
+    assert proc.returncode == 0, proc.stderr
+    state = json.loads(
+        json.loads(run_cli("run", small_config, *sets, "--json").stdout)["metrics"]["readahead_policy_state"]
+    )
+    assert state["sara_large_max_choices"] + state["sara_small_max_choices"] > 0
+    label = "SARA: pending I/Os per member disk N at its choices (mean)"
+    assert _row(proc.stdout, label) == [fmt_number(state["sara_pending_ios_mean"]), "requests"]
+    label = "SARA: readaheads sized by the small max (high concurrency)"
+    assert _row(proc.stdout, label) == [str(state["sara_small_max_choices"])]
+    # the other policies keep no such figures, and the table shows none
+    assert "SARA:" not in run_cli("run", small_config).stdout
+
+
 def _header(stdout: str) -> str:
     """The line under the title that says what was simulated."""
     return stdout.splitlines()[1].strip()

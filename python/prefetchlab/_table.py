@@ -84,6 +84,13 @@ _TOPOLOGY_KEYS = frozenset(
         "requests_per_wall_s",
     }
 )
+#: Extended SARA's device-wide figures (``readahead_policy_state``), shown with their units.
+_READAHEAD_STATE: tuple[tuple[str, str, str], ...] = (
+    ("sara_pending_ios_mean", "SARA: pending I/Os per member disk N at its choices (mean)", "requests"),
+    ("sara_concurrency_mean", "SARA: smoothed concurrency D at its choices (mean)", "requests"),
+    ("sara_large_max_choices", "SARA: readaheads sized by the large max (low concurrency)", ""),
+    ("sara_small_max_choices", "SARA: readaheads sized by the small max (high concurrency)", ""),
+)
 #: The IPODS/TIP figures of a topology run's state, shown with their units.
 _TOPOLOGY_STATE: tuple[tuple[str, str, str], ...] = (
     ("t_unit_s", "T_unit (informed.t_cpu)", "s"),
@@ -369,6 +376,10 @@ def summary_table(report: Report) -> str:
         for key, label, unit in _TOPOLOGY_STATE:
             if state.get(key) is not None:
                 rows.append([label, fmt_number(state[key]), unit])
+    readahead = json.loads(report.metrics.get("readahead_policy_state") or "{}")
+    for key, label, unit in _READAHEAD_STATE:
+        if readahead.get(key) is not None:
+            rows.append([label, fmt_number(readahead[key]), unit])
     # Figures the engine reports that this table does not know yet: shown by name.
     for key, value in report.metrics.items():
         if key not in shown and isinstance(value, int | float):
