@@ -49,8 +49,8 @@ def test_console_script_is_installed() -> None:
     assert script.is_file(), "the `prefetchlab` console script is not installed beside the interpreter"
     proc = subprocess.run([str(script), "--version"], capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stderr
-    build = prefetchlab._engine.engine_build
-    assert proc.stdout.strip() == f"prefetchlab {prefetchlab.__version__} (engine build {build})"
+    assert proc.stdout.strip() == f"prefetchlab {prefetchlab.engine_version}"
+    assert re.fullmatch(rf"{re.escape(prefetchlab.__version__)}\+[0-9a-f]{{16}}", prefetchlab.engine_version)
 
 
 def test_run_json_is_the_report(small_config: Path) -> None:

@@ -4,7 +4,6 @@ bad input reported before any run."""
 from __future__ import annotations
 
 import os
-import re
 import signal
 import socket
 import subprocess
@@ -186,21 +185,18 @@ def test_rerun_skips_stored_runs_and_force_reruns(tmp_path: Path) -> None:
 def test_runs_stored_by_another_engine_build_are_run_again(tmp_path: Path) -> None:
     # The version stays the same while the model changes: a run is reused only when the engine
     # that stored it was built from the same sources.
-    from prefetchlab.runner import RESULTS_VERSION
-
-    assert re.fullmatch(rf"{re.escape(prefetchlab.__version__)}\+[0-9a-f]{{16}}", RESULTS_VERSION)
     exp = write(tmp_path, "demo.toml", demo_like())
     assert cli("sweep", exp, "--workers", "2").returncode == 0
     db = tmp_path / "results.duckdb"
     con = duckdb.connect(str(db))
-    assert con.execute("SELECT DISTINCT version FROM runs").fetchall() == [(RESULTS_VERSION,)]
+    assert con.execute("SELECT DISTINCT version FROM runs").fetchall() == [(prefetchlab.engine_version,)]
     con.execute("UPDATE runs SET version = ? WHERE run_id IN (SELECT run_id FROM runs LIMIT 5)", ["0.1.0"])
     con.close()
     again = cli("sweep", exp, "--workers", "2")
     assert again.returncode == 0, again.stderr
     assert "5 run now (5 stored by another engine build), 27 already stored" in again.stdout
     con = duckdb.connect(str(db), read_only=True)
-    assert con.execute("SELECT DISTINCT version FROM runs").fetchall() == [(RESULTS_VERSION,)]
+    assert con.execute("SELECT DISTINCT version FROM runs").fetchall() == [(prefetchlab.engine_version,)]
     con.close()
 
 

@@ -15,7 +15,13 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from prefetchlab._engine import PrefetchlabError, __version__
+from prefetchlab._engine import PrefetchlabError, __version__, engine_build
+
+#: prefetchlab's version and the build fingerprint of its engine (``0.1.0+<16 hex digits>``, the
+#: engine's sources hashed when it was built): the version stays the same while the model
+#: changes, this does not. Stored results carry it (a run stored under another is run again),
+#: and ``prefetchlab --version`` and the reproduction report print it.
+engine_version = f"{__version__}+{engine_build}"
 
 if TYPE_CHECKING:
     from prefetchlab.api import (
@@ -45,6 +51,7 @@ __all__ = [
     "Report",
     "__version__",
     "convert_trace",
+    "engine_version",
     "resolve",
     "simulate",
     "topology_timeline",

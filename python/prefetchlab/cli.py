@@ -21,7 +21,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-from prefetchlab._engine import PrefetchlabError, __version__, engine_build
+from prefetchlab import engine_version
+from prefetchlab._engine import PrefetchlabError
 from prefetchlab.api import simulate, validate_disk
 from prefetchlab.experiments_cli import register as register_experiments
 from prefetchlab.ipods_cli import register as register_ipods
@@ -66,9 +67,7 @@ def _build_parser() -> argparse.ArgumentParser:
         prog=PROG,
         description="Deterministic simulator of prefetching on striped disk arrays.",
     )
-    parser.add_argument(
-        "--version", action="version", version=f"{PROG} {__version__} (engine build {engine_build})"
-    )
+    parser.add_argument("--version", action="version", version=f"{PROG} {engine_version}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True, parser_class=_Parser)
 
     run = sub.add_parser(
@@ -265,7 +264,7 @@ def cmd_validate_disk(args: argparse.Namespace) -> int:
         ["mean response, measured", f"{v['mean_real_ms']:.4f}", "ms"],
         ["requests", str(int(v["requests"])), ""],
     ]
-    print(f"{PROG} {__version__} — validate {args.spec} against {args.trace}")
+    print(f"{PROG} {engine_version} — validate {args.spec} against {args.trace}")
     for name, value in overrides:
         print(f"  override {name} = {value:g}")
     print(render(["figure", "value", "unit"], rows, align="lrl"))

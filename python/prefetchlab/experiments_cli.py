@@ -17,7 +17,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from prefetchlab._engine import __version__, engine_build
+from prefetchlab import engine_version
 
 if TYPE_CHECKING:
     from prefetchlab.experiment import Experiment
@@ -205,7 +205,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         figures = draw(exp, rows, out / "figures")
         stored = len({r["run_id"] for r in rows} & {r.run_id for r in exp.runs})
         reports.append(ExperimentReport(exp, figures, exp.check_claims(rows), stored))
-    page = write_report(reports, out, f"{__version__} (engine build {engine_build})")
+    page = write_report(reports, out, engine_version)
     claims = [c for rep in reports for c in rep.claims]
     if args.json:
         print(json.dumps({"claims": [c.to_json() for c in claims]}, indent=2, ensure_ascii=False))

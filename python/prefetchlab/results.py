@@ -104,8 +104,8 @@ class ResultsDB:
 
     def stored_ids(self, experiment: str, version: str | None = None) -> set[str]:
         """The ids of the runs of ``experiment`` already stored (by ``version`` only, when given:
-        the runner gives its ``RESULTS_VERSION``, so that a run stored by another version or
-        another engine build is run again and replaced)."""
+        the runner gives ``prefetchlab.engine_version``, so that a run stored by another version
+        or another engine build is run again and replaced)."""
         if not self.exists():
             return set()
         with connect(self.path, read_only=True) as con:

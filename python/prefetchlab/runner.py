@@ -30,15 +30,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from prefetchlab._engine import PrefetchlabError, __version__, engine_build
+from prefetchlab import engine_version
+from prefetchlab._engine import PrefetchlabError
 from prefetchlab.experiment import Experiment, RunSpec
 from prefetchlab.results import ResultsDB
-
-#: The version stored with each result, and matched when stored runs are reused: prefetchlab's
-#: version and the build fingerprint of the engine that ran it (the engine's sources hashed when
-#: it was built). The version alone stays the same while the model changes, so a run stored by an
-#: engine built from other sources is run again, never reported as this engine's.
-RESULTS_VERSION = f"{__version__}+{engine_build}"
 
 #: How long connecting to a Dask scheduler may take before it is reported unreachable.
 CONNECT_TIMEOUT_S = 5
@@ -59,7 +54,7 @@ class RunFailed(PrefetchlabError):
 def execute(
     config_json: str, progress: Callable[[float, float, int, int], object] | None = None
 ) -> dict[str, Any]:
-    """Simulates one resolved configuration; returns its metrics, the version (``RESULTS_VERSION``:
+    """Simulates one resolved configuration; returns its metrics, the version (``engine_version``:
     this process's engine's) and wall time,
     or ``{"error": message}`` when the engine rejects the run (such as files that do not fit
     on the array): a result like any other, so no back end has to carry the engine's
@@ -76,7 +71,7 @@ def execute(
         return {"error": str(e)}
     wall_s = time.perf_counter() - start
     report = json.loads(out["report"])
-    return {"metrics": report["metrics"], "version": f"{report['version']}+{engine_build}", "wall_s": wall_s}
+    return {"metrics": report["metrics"], "version": engine_version, "wall_s": wall_s}
 
 
 class Backend(Protocol):
@@ -290,7 +285,7 @@ def sweep(
     failed: list[tuple[RunSpec, str]] = []
     try:
         db.create()
-        stored = set() if force else db.stored_ids(exp.name, RESULTS_VERSION)
+        stored = set() if force else db.stored_ids(exp.name, engine_version)
         todo = [r for r in exp.runs if r.run_id not in stored]
         outdated = 0 if force else len({r.run_id for r in todo} & db.stored_ids(exp.name))
         by_config: dict[str, RunSpec] = {r.config_json: r for r in todo}

@@ -2044,7 +2044,6 @@ pub const MAX_DISKS: u32 = 1024;
 pub const MAX_NR_REQUESTS: u32 = 10240;
 /// The slowest `workload.rate` a videoserver stream may read at: 1 kB/s.
 pub const MIN_STREAM_RATE_BYTES_PER_S: u64 = 1_000;
-
 /// Largest `block.max_request`: 1 GiB. Linux caps `max_sectors_kb` at the
 /// device's hardware limit, a few MiB; the engine counts a request's sectors
 /// in 32 bits.
