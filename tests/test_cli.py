@@ -158,6 +158,19 @@ def test_run_header_names_the_drive_and_its_cache(small_config: Path) -> None:
     )
 
 
+def test_run_header_says_when_the_interface_bounds_the_drive(small_config: Path) -> None:
+    # 0.1 ms per sector is 5.12 MB/s, below the Cheetah 15K.4's platters (the 1990s rigs' buses)
+    slow = 'disk.overrides."Bulk sector transfer time"=0.1'
+    proc = run_cli("run", small_config, "--set", "disk.model=cheetah-15k4", "--set", slow)
+    assert proc.returncode == 0, proc.stderr
+    header = _header(proc.stdout)
+    note = "host interface 5.1 MB/s, slower than its media ("
+    assert f"(datasheet, Bulk sector transfer time=0.1, {note}" in header
+    # its own Ultra320 interface bounds nothing: no note
+    proc = run_cli("run", small_config, "--set", "disk.model=cheetah-15k4")
+    assert "host interface" not in _header(proc.stdout) and "(datasheet)" in _header(proc.stdout)
+
+
 def test_set_overrides_the_file(small_config: Path) -> None:
     proc = run_cli(
         "run",

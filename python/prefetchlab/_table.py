@@ -220,8 +220,31 @@ def describe_device(config: dict[str, Any]) -> str:
     notes += [] if d.get("cache", True) else ["drive cache off"]
     if d.get("queue_depth", 0):
         notes.append(f"queue depth {d['queue_depth']}")
-    notes += [f"{k}={_plain(v)}" for k, v in sorted(d.get("overrides", {}).items())]
+    overrides = sorted(d.get("overrides", {}).items())
+    notes += [f"{k}={_plain(v)}" for k, v in overrides]
+    notes += _interface_bound(model, overrides)
     return name + (f" ({', '.join(notes)})" if notes else "")
+
+
+def _interface_bound(model: str, overrides: list[tuple[str, float]]) -> list[str]:
+    """A note when the drive's host interface is slower than its platters' outermost zone: the
+    drive then streams at the interface's rate, as the validated drives of the 1990s do with
+    their measuring rigs' buses (the Atlas 10K's 0.099 ms per sector is 5.2 MB/s); `disk.overrides`
+    `"Bulk sector transfer time"` sets another interface. No note when the model cannot be read
+    (the run itself reports that)."""
+    from prefetchlab._engine import PrefetchlabError, drive_rates
+
+    try:
+        r = drive_rates(model, [(k, float(v)) for k, v in overrides])
+    except PrefetchlabError:
+        return []
+    interface = r["interface_mb_s"]
+    if interface is None or interface >= r["media_outer_mb_s"]:
+        return []
+    return [
+        f"host interface {interface:.1f} MB/s, slower than its media "
+        f"({r['media_inner_mb_s']:.1f}-{r['media_outer_mb_s']:.1f} MB/s)"
+    ]
 
 
 def describe_scheduler(config: dict[str, Any]) -> str:

@@ -106,7 +106,7 @@ use crate::sim::{Rng, TimeNs};
 use bus::BusCosts;
 use cache::{HitKind, ReadChoice, SegCache, SegState};
 use media::{Mech, Span};
-pub use params::{AccessTime, CacheParams, DriveParams, Overheads, QueueParams};
+pub use params::{AccessTime, CacheParams, DriveParams, DriveRates, Overheads, QueueParams};
 use readahead::{Doing, Limits, ReadAhead};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -155,26 +155,31 @@ pub struct Hdd {
     pub queue: queue::DriveQueue,
 }
 
+/// The parameters of the drive `model` names (a preset, or a path to a
+/// DiskSim `.diskspecs`/`.parv`) with DiskSim parameters overridden by name.
+pub fn drive_params(model: &str, overrides: &[(String, f64)]) -> Result<DriveParams> {
+    let lower = model.to_ascii_lowercase();
+    if lower.ends_with(".diskspecs") || lower.ends_with(".parv") {
+        super::disksim::load_drive(Path::new(model), overrides)
+    } else if let Some(p) = super::presets::preset_with(model, overrides)? {
+        Ok(p)
+    } else {
+        Err(Error::config(
+            "disk.model",
+            format!(
+                "unknown drive model `{model}`: expected one of {} or a path to a .diskspecs/.parv",
+                super::presets::NAMES.join(", ")
+            ),
+        ))
+    }
+}
+
 impl Hdd {
     /// Builds a drive from a preset name or a path to a DiskSim `.diskspecs`/`.parv`,
     /// with the on-drive cache on or off and DiskSim parameters overridden by name.
     pub fn from_model(model: &str, cache: bool, overrides: &BTreeMap<String, f64>, rng: Rng) -> Result<Hdd> {
-        let lower = model.to_ascii_lowercase();
         let ov: Vec<(String, f64)> = overrides.iter().map(|(k, v)| (k.clone(), *v)).collect();
-        let params = if lower.ends_with(".diskspecs") || lower.ends_with(".parv") {
-            super::disksim::load_drive(Path::new(model), &ov)?
-        } else if let Some(p) = super::presets::preset_with(model, &ov)? {
-            p
-        } else {
-            return Err(Error::config(
-                "disk.model",
-                format!(
-                    "unknown drive model `{model}`: expected one of {} or a path to a .diskspecs/.parv",
-                    super::presets::NAMES.join(", ")
-                ),
-            ));
-        };
-        Ok(Hdd::new(params, cache, rng))
+        Ok(Hdd::new(drive_params(model, &ov)?, cache, rng))
     }
 
     /// A drive from explicit parameters, started at a random angle with a
@@ -790,6 +795,23 @@ mod tests {
 
     fn rd(lba: u64, sectors: u32) -> DiskRequest {
         DiskRequest { lba_sector: lba, sectors, write: false }
+    }
+
+    #[test]
+    fn rates_read_the_zones_and_the_interface_time() {
+        // the Cheetah 15K.5: 1,200 sectors per track outside at 15,020 rpm; no interface time
+        let r = drive_params("cheetah-15k5", &[]).unwrap().rates();
+        assert!((r.media_outer_mb_s - 512.0 * 1200.0 * 15020.0 / 60.0 / 1e6).abs() < 1e-9, "{r:?}");
+        assert!(r.media_inner_mb_s < r.media_outer_mb_s && r.media_inner_mb_s > 50.0, "{r:?}");
+        // a datasheet preset's Ultra320 interface, and an override of it
+        assert!(
+            (drive_params("cheetah-15k4", &[]).unwrap().rates().interface_mb_s.unwrap() - 320.0).abs() < 1e-6
+        );
+        let slow =
+            drive_params("cheetah-15k4", &[("Bulk sector transfer time".into(), 0.1)]).unwrap().rates();
+        assert!((slow.interface_mb_s.unwrap() - 5.12).abs() < 1e-9, "{slow:?}");
+        let e = drive_params("no-such-drive", &[]).unwrap_err().to_string();
+        assert!(e.contains("disk.model") && e.contains("cheetah-15k5"), "{e}");
     }
 
     #[test]
