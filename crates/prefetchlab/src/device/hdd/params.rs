@@ -243,10 +243,12 @@ impl DriveParams {
             let spt = lay.locate(lba).map_or(0, |l| l.spt);
             512.0 * f64::from(spt) * self.rpm / 60.0 / 1e6
         };
-        let last = lay.capacity_sectors.saturating_sub(1);
+        // the inner rate 0.1 % before the end: a description's last track may be a remnant
+        // (the 146 GB Cheetah 15K.5's holds 202 sectors where its innermost zone has 720)
+        let inner = lay.capacity_sectors - lay.capacity_sectors / 1000 - 1;
         DriveRates {
             media_outer_mb_s: per_rev_mb_s(0),
-            media_inner_mb_s: per_rev_mb_s(last),
+            media_inner_mb_s: per_rev_mb_s(inner),
             interface_mb_s: (self.xfer_read_ms > 0.0).then(|| 512.0 / (self.xfer_read_ms * 1e3)),
         }
     }
