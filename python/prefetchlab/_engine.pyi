@@ -73,13 +73,15 @@ class PresetInfo(TypedDict):
 def preset_info(name: str) -> PresetInfo | None:
     """What a built-in drive preset is (its source: a DiskSim description or datasheet figures), or None."""
 
-class DriveRates(TypedDict):
+class DriveFacts(TypedDict):
     media_outer_mb_s: float
     media_inner_mb_s: float
     interface_mb_s: float | None
+    warnings: list[str]
 
-def drive_rates(model: str, overrides: list[tuple[str, float]]) -> DriveRates:
-    """A drive's platter rates (outermost and innermost zone) and host interface rate, MB/s."""
+def drive_facts(model: str, overrides: list[tuple[str, float]]) -> DriveFacts:
+    """A drive's platter rates (outermost and innermost zone) and host interface rate, MB/s,
+    and what the DiskSim reader tolerated in its description."""
 
 def preset_names() -> list[str]:
     """The built-in drive preset names."""

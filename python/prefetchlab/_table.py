@@ -232,10 +232,10 @@ def _interface_bound(model: str, overrides: list[tuple[str, float]]) -> list[str
     their measuring rigs' buses (the Atlas 10K's 0.099 ms per sector is 5.2 MB/s); `disk.overrides`
     `"Bulk sector transfer time"` sets another interface. No note when the model cannot be read
     (the run itself reports that)."""
-    from prefetchlab._engine import PrefetchlabError, drive_rates
+    from prefetchlab._engine import PrefetchlabError, drive_facts
 
     try:
-        r = drive_rates(model, [(k, float(v)) for k, v in overrides])
+        r = drive_facts(model, [(k, float(v)) for k, v in overrides])
     except PrefetchlabError:
         return []
     interface = r["interface_mb_s"]

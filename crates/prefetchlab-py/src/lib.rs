@@ -339,20 +339,25 @@ fn preset_info<'py>(py: Python<'py>, name: &str) -> PyResult<Option<Bound<'py, P
     Ok(Some(d))
 }
 
-/// A drive's media and interface rates in MB/s (`prefetchlab::device::hdd::DriveRates`):
-/// `{"media_outer_mb_s", "media_inner_mb_s", "interface_mb_s"}`, the last None when
-/// the description sets no interface time. `model` as `disk.model` takes it.
+/// What a drive is, for the caller to show: its media and interface rates
+/// in MB/s (`prefetchlab::device::hdd::DriveRates`) and what the DiskSim
+/// reader tolerated in its description (`DriveParams::warnings`):
+/// `{"media_outer_mb_s", "media_inner_mb_s", "interface_mb_s", "warnings"}`,
+/// the interface None when the description sets no interface time. `model`
+/// as `disk.model` takes it.
 #[pyfunction]
-fn drive_rates<'py>(
+fn drive_facts<'py>(
     py: Python<'py>,
     model: &str,
     overrides: Vec<(String, f64)>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let r = guarded(|| prefetchlab::device::hdd::drive_params(model, &overrides).map(|p| p.rates()))?;
+    let p = guarded(|| prefetchlab::device::hdd::drive_params(model, &overrides))?;
+    let r = p.rates();
     let d = PyDict::new(py);
     d.set_item("media_outer_mb_s", r.media_outer_mb_s)?;
     d.set_item("media_inner_mb_s", r.media_inner_mb_s)?;
     d.set_item("interface_mb_s", r.interface_mb_s)?;
+    d.set_item("warnings", p.warnings)?;
     Ok(d)
 }
 
@@ -466,7 +471,7 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate_disk, m)?)?;
     m.add_function(wrap_pyfunction!(preset_info, m)?)?;
     m.add_function(wrap_pyfunction!(preset_names, m)?)?;
-    m.add_function(wrap_pyfunction!(drive_rates, m)?)?;
+    m.add_function(wrap_pyfunction!(drive_facts, m)?)?;
     m.add_function(wrap_pyfunction!(trace_stats, m)?)?;
     m.add_function(wrap_pyfunction!(trace_convert, m)?)?;
     m.add_function(wrap_pyfunction!(trace_formats, m)?)?;
