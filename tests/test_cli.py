@@ -464,6 +464,15 @@ def test_what_the_reader_tolerated_in_a_drive_file_is_a_warning(cheetah: Path, s
     # the built-in preset of that drive documents its departures instead: no warning
     proc = run_cli("run", small_config, "--set", "disk.model=cheetah-15k5")
     assert proc.returncode == 0 and expected not in proc.stderr, proc.stderr
+    # a sweep says it once for the file, not once per run
+    exp = small_config.parent / "e.toml"
+    exp.write_text(
+        '[experiment]\nname = "e"\n'
+        + small_config.read_text().replace("streams = 3", "streams = [1, 2]")
+        + f'[disk]\nmodel = "{parv.as_posix()}"\n'
+    )
+    proc = run_cli("sweep", exp, "--db", small_config.parent / "e.duckdb", "--quiet")
+    assert proc.returncode == 0 and proc.stderr.count(expected) == 1, proc.stderr
 
 
 def test_run_help_says_where_each_preset_comes_from() -> None:

@@ -25,6 +25,7 @@ from prefetchlab import engine_version
 from prefetchlab._engine import PrefetchlabError
 from prefetchlab.api import simulate, validate_disk
 from prefetchlab.experiments_cli import register as register_experiments
+from prefetchlab.experiments_cli import warn_drives
 from prefetchlab.ipods_cli import register as register_ipods
 from prefetchlab.trace_cli import register as register_trace
 
@@ -235,7 +236,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     finally:
         if progress is not None:
             progress.close()
-    _warn_drive(report.config["disk"])
+    warn_drives([report.config.get("disk", {})])
     if args.json:
         print(json.dumps(report.to_dict()))
     else:
@@ -252,7 +253,7 @@ def cmd_validate_disk(args: argparse.Namespace) -> int:
         if not Path(p).exists():
             raise UsageError(f"{p}: no such {what} file")
     v = validate_disk(args.spec, args.trace, overrides)
-    _warn_drive({"kind": "hdd", "model": args.spec, "overrides": dict(overrides)})
+    warn_drives([{"kind": "hdd", "model": args.spec, "overrides": dict(overrides)}])
     if args.json:
         keys = ("rms_ms", "mean_sim_ms", "mean_real_ms", "requests", "rms_exact_ms", "classes")
         print(json.dumps({k: v[k] for k in keys}))
@@ -288,21 +289,6 @@ def cmd_validate_disk(args: argparse.Namespace) -> int:
         )
     )
     return 0
-
-
-def _warn_drive(disk: dict[str, Any]) -> None:
-    """What the DiskSim reader tolerated in a drive description the user gave (a .parv or
-    .diskspecs path), one ``prefetchlab: warning:`` line each on stderr, as DiskSim itself
-    goes on past them: e.g. a `Block count` the zones do not hold. The built-in presets'
-    departures are in the README, not repeated on every run."""
-    model = str(disk.get("model", ""))
-    if disk.get("kind") != "hdd" or not model.lower().endswith((".parv", ".diskspecs")):
-        return
-    from prefetchlab._engine import drive_facts
-
-    overrides = [(k, float(v)) for k, v in sorted(disk.get("overrides", {}).items())]
-    for warning in drive_facts(model, overrides)["warnings"]:
-        _say(f"{PROG}: warning: {' '.join(warning.split())}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

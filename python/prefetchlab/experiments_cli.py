@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -91,11 +93,44 @@ def _db(args: argparse.Namespace, exp: Experiment | None) -> Path:
     return shared if not here.exists() and shared.exists() else here
 
 
+def warn_drives(disks: Iterable[dict[str, Any]]) -> None:
+    """What the DiskSim reader tolerated in each drive description a user gave (a .parv or
+    .diskspecs path; each file and set of overrides once), one ``prefetchlab: warning:`` line
+    per flaw on stderr, as DiskSim itself reads past them: e.g. a `Block count` the zones do
+    not hold. The built-in presets' departures are in the README, not repeated on every run.
+    A file that cannot be read is left to the run, which reports it as an error."""
+    from prefetchlab._engine import PrefetchlabError, drive_facts
+
+    seen: set[tuple[str, tuple[tuple[str, float], ...]]] = set()
+    for disk in disks:
+        model = str(disk.get("model", ""))
+        if disk.get("kind") != "hdd" or not model.lower().endswith((".parv", ".diskspecs")):
+            continue
+        overrides = tuple(sorted((k, float(v)) for k, v in disk.get("overrides", {}).items()))
+        if (model, overrides) in seen:
+            continue
+        seen.add((model, overrides))
+        try:
+            warnings = drive_facts(model, list(overrides))["warnings"]
+        except PrefetchlabError:
+            continue
+        for warning in warnings:
+            print(f"prefetchlab: warning: {' '.join(warning.split())}", file=sys.stderr, flush=True)
+
+
+def _run_disks(exp: Experiment) -> Iterator[dict[str, Any]]:
+    """The drives of an experiment's runs (their resolved `disk` tables)."""
+    for r in exp.runs:
+        disk: dict[str, Any] = json.loads(r.config_json).get("disk", {})
+        yield disk
+
+
 def cmd_sweep(args: argparse.Namespace) -> int:
     from prefetchlab.experiment import load_experiment
     from prefetchlab.runner import sweep
 
     exp = load_experiment(args.experiment)
+    warn_drives(_run_disks(exp))
     s = sweep(exp, _db(args, exp), args.scheduler, args.workers, args.force, args.quiet)
     if not args.quiet:
         print(s.line())
@@ -193,6 +228,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 
     paths = [p for n in args.names for p in find_experiments(n)] if args.names else all_experiments()
     experiments = [load_experiment(p) for p in paths]  # every file checked before any run
+    warn_drives(d for exp in experiments for d in _run_disks(exp))
     out = Path(args.out)
     reports = []
     quiet = args.quiet or args.json
