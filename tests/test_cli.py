@@ -29,6 +29,7 @@ from .helpers import (
     SMALL_DISKS,
     SMALL_FILE_BYTES,
     SMALL_STREAMS,
+    assert_one_line_error,
     run_cli,
     simulated,
 )
@@ -473,6 +474,40 @@ def test_what_the_reader_tolerated_in_a_drive_file_is_a_warning(cheetah: Path, s
     )
     proc = run_cli("sweep", exp, "--db", small_config.parent / "e.duckdb", "--quiet")
     assert proc.returncode == 0 and proc.stderr.count(expected) == 1, proc.stderr
+
+
+def test_drive_prints_a_models_figures() -> None:
+    # the Cheetah 15K.4 from its datasheet: 15,000 rpm, 802 sectors per track outside, Ultra320
+    proc = run_cli("drive", "cheetah-15k4", "--json")
+    assert proc.returncode == 0, proc.stderr
+    f = json.loads(proc.stdout)
+    assert (f["rpm"], f["spt_outer"], f["preset"]["kind"]) == (15000, 802, "datasheet")
+    assert f["media_outer_mb_s"] == pytest.approx(512 * 802 * 15000 / 60 / 1e6)
+    assert f["interface_mb_s"] == pytest.approx(320.0) and f["capacity_sectors"] == 143_374_738
+    assert f["seek_single_ms"] < f["seek_mean_random_ms"] < f["seek_full_ms"]
+    # the table, and an override that makes the interface the bound
+    proc = run_cli("drive", "cheetah-15k4", "--override", "Bulk sector transfer time=0.1")
+    assert proc.returncode == 0, proc.stderr
+    assert (
+        _row(proc.stdout, "rotation")[0] == "15000"
+        and "override Bulk sector transfer time = 0.1" in proc.stdout
+    )
+    interface = " ".join(_row(proc.stdout, "host interface"))
+    assert interface.startswith("5.1 MB/s (0.1 ms per sector), slower than the media"), interface
+    # a preset says where it departs from its description
+    assert (
+        "departs from the description: Allow almost read hits = 1" in run_cli("drive", "cheetah-15k5").stdout
+    )
+    assert_one_line_error(run_cli("drive", "cheetah-99"), "unknown drive model `cheetah-99`", "cheetah-15k5")
+    assert_one_line_error(run_cli("drive", "nope.parv"), "nope.parv: no such drive file")
+
+
+def test_drive_reads_a_disksim_file_and_warns_of_its_flaws(cheetah: Path) -> None:
+    proc = run_cli("drive", cheetah / "Seagate-Cheetah15k5.parv", "--json")
+    assert proc.returncode == 0, proc.stderr
+    f = json.loads(proc.stdout)
+    assert (f["spt_outer"], f["spt_inner"], f["surfaces"], f["interface_mb_s"]) == (1200, 720, 4, None)
+    assert f["preset"] is None and proc.stderr.count("prefetchlab: warning: ") == 1, proc.stderr
 
 
 def test_run_help_says_where_each_preset_comes_from() -> None:

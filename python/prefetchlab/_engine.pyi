@@ -74,14 +74,32 @@ def preset_info(name: str) -> PresetInfo | None:
     """What a built-in drive preset is (its source: a DiskSim description or datasheet figures), or None."""
 
 class DriveFacts(TypedDict):
+    name: str
+    capacity_sectors: int
+    surfaces: int
+    cylinders: int
+    rpm: float
+    spt_outer: int
+    spt_inner: int
     media_outer_mb_s: float
     media_inner_mb_s: float
     interface_mb_s: float | None
+    interface_ms_per_sector: float
+    seek_single_ms: float
+    seek_mean_random_ms: float
+    seek_full_ms: float
+    head_switch_ms: float
+    cache_enabled: bool
+    cache_segments: int
+    cache_segment_sectors: int
+    max_readahead_sectors: int
+    queue_length: int
     warnings: list[str]
 
 def drive_facts(model: str, overrides: list[tuple[str, float]]) -> DriveFacts:
-    """A drive's platter rates (outermost and innermost zone) and host interface rate, MB/s,
-    and what the DiskSim reader tolerated in its description."""
+    """What a drive model is: geometry, mechanics, cache, queue, its platter rates (outermost
+    and innermost zone) and host interface rate in MB/s, and what the DiskSim reader tolerated
+    in its description."""
 
 def preset_names() -> list[str]:
     """The built-in drive preset names."""

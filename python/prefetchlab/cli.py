@@ -123,6 +123,24 @@ def _build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help='print {"rms_ms","mean_sim_ms","mean_real_ms","requests","rms_exact_ms","classes"}',
     )
+    drive = sub.add_parser(
+        "drive",
+        help="what a drive model is: capacity, rpm, zones, media and interface rates, seeks, cache",
+        description="Prints a drive model's figures as the simulator reads them: a built-in "
+        "preset or a DiskSim .parv/.diskspecs file, with DiskSim parameters overridden by name.",
+        epilog=_presets_epilog(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    drive.add_argument("model", metavar="MODEL", help="a preset name or a DiskSim .parv/.diskspecs file")
+    drive.add_argument(
+        "--override",
+        dest="overrides",
+        action="append",
+        default=[],
+        metavar='"NAME=VALUE"',
+        help='set a DiskSim parameter by name, e.g. --override "Bulk sector transfer time=0.0032"',
+    )
+    drive.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     register_experiments(sub)  # sweep, results, plot, reproduce
     register_trace(sub)  # trace stats
     register_ipods(sub)  # ipods plan
@@ -291,6 +309,80 @@ def cmd_validate_disk(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_drive(args: argparse.Namespace) -> int:
+    from prefetchlab._engine import drive_facts, preset_info
+
+    overrides = [parse_override(o) for o in args.overrides]
+    is_file = args.model.lower().endswith((".parv", ".diskspecs"))
+    if is_file and not Path(args.model).exists():
+        raise UsageError(f"{args.model}: no such drive file")
+    f = drive_facts(args.model, overrides)
+    info = None if is_file else preset_info(args.model)
+    if is_file:
+        warn_drives([{"kind": "hdd", "model": args.model, "overrides": dict(overrides)}])
+    if args.json:
+        out: dict[str, Any] = {"model": args.model, **f}
+        out["preset"] = info
+        print(json.dumps(out))
+        return 0
+    from prefetchlab._table import render
+
+    source = (
+        f"DiskSim description `{f['name']}`"
+        if info is None
+        else ("datasheet figures only: " if info["kind"] == "datasheet" else "DiskSim description: ")
+        + info["description"]
+    )
+    interface = f["interface_mb_s"]
+    seek = (
+        f"{f['seek_single_ms']:.3f} / {f['seek_mean_random_ms']:.3f} / {f['seek_full_ms']:.3f}",
+        "ms (one cylinder / random / full stroke)",
+    )
+    cache = (
+        (
+            f"{f['cache_segments']} × {f['cache_segment_sectors']}",
+            f"segments × sectors, read-ahead up to {f['max_readahead_sectors']} sectors",
+        )
+        if f["cache_enabled"]
+        else ("off", "")
+    )
+    rows = [
+        ["capacity", f"{f['capacity_sectors'] * 512 / 1e9:.2f}", f"GB ({f['capacity_sectors']:,} sectors)"],
+        ["rotation", f"{f['rpm']:g}", f"rpm ({60e3 / f['rpm']:.3f} ms per revolution)"],
+        ["surfaces × cylinders", f"{f['surfaces']} × {f['cylinders']:,}", ""],
+        ["sectors per track", f"{f['spt_outer']} / {f['spt_inner']}", "outermost / innermost"],
+        [
+            "media rate",
+            f"{f['media_outer_mb_s']:.1f} / {f['media_inner_mb_s']:.1f}",
+            "MB/s outermost / innermost",
+        ],
+        [
+            "host interface",
+            "unbounded" if interface is None else f"{interface:.1f}",
+            ""
+            if interface is None
+            else f"MB/s ({f['interface_ms_per_sector']:g} ms per sector)"
+            + (
+                ", slower than the media: it bounds sequential reads"
+                if interface < f["media_outer_mb_s"]
+                else ""
+            ),
+        ],
+        ["seek", *seek],
+        ["head switch", f"{f['head_switch_ms']:g}", "ms"],
+        ["drive cache", *cache],
+        ["queue", str(f["queue_length"]), "requests (Max queue length)"],
+    ]
+    print(f"{PROG} {engine_version} — drive {args.model}")
+    print(f"  {source}")
+    for name, value in overrides:
+        print(f"  override {name} = {value:g}")
+    print(render(["figure", "value", "unit"], rows, align="lll"))
+    for d in info["departures"] if info is not None else []:
+        print(f"  departs from the description: {d['param']} = {d['value']:g} ({d['reason']})")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``prefetchlab`` console script; returns the exit code."""
     try:
@@ -299,6 +391,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return int(args.func(args))
         if args.command == "run":
             return cmd_run(args)
+        if args.command == "drive":
+            return cmd_drive(args)
         return cmd_validate_disk(args)
     except (UsageError, PrefetchlabError) as e:
         _error(str(e))

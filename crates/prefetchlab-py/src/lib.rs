@@ -339,12 +339,13 @@ fn preset_info<'py>(py: Python<'py>, name: &str) -> PyResult<Option<Bound<'py, P
     Ok(Some(d))
 }
 
-/// What a drive is, for the caller to show: its media and interface rates
-/// in MB/s (`prefetchlab::device::hdd::DriveRates`) and what the DiskSim
-/// reader tolerated in its description (`DriveParams::warnings`):
-/// `{"media_outer_mb_s", "media_inner_mb_s", "interface_mb_s", "warnings"}`,
-/// the interface None when the description sets no interface time. `model`
-/// as `disk.model` takes it.
+/// What a drive is, for the caller to show (`prefetchlab drive`, the run
+/// header): its geometry, mechanics, cache and queue as the description
+/// sets them, its media and interface rates in MB/s
+/// (`prefetchlab::device::hdd::DriveRates`; the interface None when the
+/// description sets no interface time) and what the DiskSim reader
+/// tolerated in it (`DriveParams::warnings`). `model` as `disk.model`
+/// takes it.
 #[pyfunction]
 fn drive_facts<'py>(
     py: Python<'py>,
@@ -353,11 +354,29 @@ fn drive_facts<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let p = guarded(|| prefetchlab::device::hdd::drive_params(model, &overrides))?;
     let r = p.rates();
+    let lay = &p.layout;
     let d = PyDict::new(py);
+    d.set_item("name", &p.name)?;
+    d.set_item("capacity_sectors", lay.capacity_sectors)?;
+    d.set_item("surfaces", lay.surfaces)?;
+    d.set_item("cylinders", lay.cylinders)?;
+    d.set_item("rpm", p.rpm)?;
+    d.set_item("spt_outer", r.spt_outer)?;
+    d.set_item("spt_inner", r.spt_inner)?;
     d.set_item("media_outer_mb_s", r.media_outer_mb_s)?;
     d.set_item("media_inner_mb_s", r.media_inner_mb_s)?;
     d.set_item("interface_mb_s", r.interface_mb_s)?;
-    d.set_item("warnings", p.warnings)?;
+    d.set_item("interface_ms_per_sector", p.xfer_read_ms)?;
+    d.set_item("seek_single_ms", p.seek.ms(1))?;
+    d.set_item("seek_mean_random_ms", p.seek.mean_random_ms(lay.cylinders))?;
+    d.set_item("seek_full_ms", p.seek.ms(lay.cylinders.saturating_sub(1).max(1)))?;
+    d.set_item("head_switch_ms", p.head_switch_ms)?;
+    d.set_item("cache_enabled", p.cache.enabled)?;
+    d.set_item("cache_segments", p.cache.segments)?;
+    d.set_item("cache_segment_sectors", p.cache.segment_blocks)?;
+    d.set_item("max_readahead_sectors", p.cache.max_readahead)?;
+    d.set_item("queue_length", p.queue.max_queue_length)?;
+    d.set_item("warnings", &p.warnings)?;
     Ok(d)
 }
 

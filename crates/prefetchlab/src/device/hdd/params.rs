@@ -229,6 +229,9 @@ pub struct DriveParams {
 /// per sector is 5.2 MB/s), is seen to bound sequential reads.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct DriveRates {
+    /// Sectors per track where the rates are read.
+    pub spt_outer: u32,
+    pub spt_inner: u32,
     pub media_outer_mb_s: f64,
     pub media_inner_mb_s: f64,
     /// None when the description sets no interface time (0: unbounded).
@@ -239,16 +242,17 @@ impl DriveParams {
     /// The drive's media and interface rates (see [`DriveRates`]).
     pub fn rates(&self) -> DriveRates {
         let lay = &self.layout;
-        let per_rev_mb_s = |lba: u64| {
-            let spt = lay.locate(lba).map_or(0, |l| l.spt);
-            512.0 * f64::from(spt) * self.rpm / 60.0 / 1e6
-        };
+        let spt_at = |lba: u64| lay.locate(lba).map_or(0, |l| l.spt);
+        let per_rev_mb_s = |spt: u32| 512.0 * f64::from(spt) * self.rpm / 60.0 / 1e6;
         // the inner rate 0.1 % before the end: a description's last track may be a remnant
         // (the 146 GB Cheetah 15K.5's holds 202 sectors where its innermost zone has 720)
-        let inner = lay.capacity_sectors - lay.capacity_sectors / 1000 - 1;
+        let (spt_outer, spt_inner) =
+            (spt_at(0), spt_at(lay.capacity_sectors - lay.capacity_sectors / 1000 - 1));
         DriveRates {
-            media_outer_mb_s: per_rev_mb_s(0),
-            media_inner_mb_s: per_rev_mb_s(inner),
+            spt_outer,
+            spt_inner,
+            media_outer_mb_s: per_rev_mb_s(spt_outer),
+            media_inner_mb_s: per_rev_mb_s(spt_inner),
             interface_mb_s: (self.xfer_read_ms > 0.0).then(|| 512.0 / (self.xfer_read_ms * 1e3)),
         }
     }
