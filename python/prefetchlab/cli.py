@@ -320,8 +320,11 @@ def cmd_drive(args: argparse.Namespace) -> int:
     info = None if is_file else preset_info(args.model)
     if is_file:
         warn_drives([{"kind": "hdd", "model": args.model, "overrides": dict(overrides)}])
+    else:  # asked about a preset: what its reading tolerated too (runs leave it to the README)
+        for warning in f["warnings"]:
+            _say(f"{PROG}: warning: {' '.join(warning.split())}")
     if args.json:
-        out: dict[str, Any] = {"model": args.model, **f}
+        out: dict[str, Any] = {"model": args.model, "overrides": dict(overrides), **f}
         out["preset"] = info
         print(json.dumps(out))
         return 0
