@@ -51,6 +51,10 @@ REFUSED: dict[str, tuple[list[str], tuple[str, ...]]] = {
         ["disk.scheduler=deadline", "disk.cfq_low_latency=true"],
         ("`disk.cfq_low_latency`", 'disk.scheduler = "cfq"', '"deadline"'),
     ),
+    "CFQ's sync-noidle tree without CFQ": (
+        ["disk.scheduler=anticipatory", "disk.cfq_noidle_tree=true"],
+        ("`disk.cfq_noidle_tree`", 'disk.scheduler = "cfq"', '"anticipatory"'),
+    ),
     "an I/O context neither caller nor driver": (
         ["array.io_context=thread"],
         ("`array.io_context`", "unknown variant `thread`", "`caller`", "`driver`"),

@@ -249,10 +249,16 @@ def _interface_bound(model: str, overrides: list[tuple[str, float]]) -> list[str
 
 def describe_scheduler(config: dict[str, Any]) -> str:
     """The member queues' I/O scheduler as the run's header names it: ``scheduler cfq``, with
-    ``(low_latency)`` when CFQ scales its slices (``disk.cfq_low_latency``)."""
+    what of later kernels' CFQ is on: ``(low_latency)`` when it scales its slices
+    (``disk.cfq_low_latency``), ``(sync-noidle tree)`` when a queue without an idle window
+    does not keep the disk while its reads are in flight (``disk.cfq_noidle_tree``)."""
     d = config["disk"]
-    low_latency = " (low_latency)" if d.get("cfq_low_latency") else ""
-    return f"scheduler {d['scheduler']}{low_latency}"
+    on = [
+        name
+        for key, name in (("cfq_low_latency", "low_latency"), ("cfq_noidle_tree", "sync-noidle tree"))
+        if d.get(key)
+    ]
+    return f"scheduler {d['scheduler']}" + (f" ({', '.join(on)})" if on else "")
 
 
 def describe_config(config: dict[str, Any]) -> str:

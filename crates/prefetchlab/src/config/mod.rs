@@ -431,6 +431,10 @@ pub struct DiskConfig {
     /// CFQ's `low_latency` (Linux 2.6.33 on): slices scaled to the busy
     /// queues (`block::sched::cfq`).
     pub cfq_low_latency: bool,
+    /// CFQ's sync-noidle tree (Linux 2.6.33 on): a read queue without an
+    /// idle window does not keep the disk while its reads are in flight
+    /// (`block::sched::cfq`).
+    pub cfq_noidle_tree: bool,
 }
 
 impl Default for DiskConfig {
@@ -443,6 +447,7 @@ impl Default for DiskConfig {
             overrides: Default::default(),
             queue_depth: 0,
             cfq_low_latency: false,
+            cfq_noidle_tree: false,
         }
     }
 }
@@ -1266,14 +1271,19 @@ impl Config {
                 return Err(Error::config(key(), format!("must be a finite number, got {v}")));
             }
         }
-        if self.disk.cfq_low_latency && self.disk.scheduler != SchedulerKind::Cfq {
-            return Err(Error::config(
-                "disk.cfq_low_latency",
-                format!(
-                    "is CFQ's setting: it needs disk.scheduler = \"cfq\", got \"{}\"",
-                    self.disk.scheduler.name()
-                ),
-            ));
+        for (set, name) in [
+            (self.disk.cfq_low_latency, "disk.cfq_low_latency"),
+            (self.disk.cfq_noidle_tree, "disk.cfq_noidle_tree"),
+        ] {
+            if set && self.disk.scheduler != SchedulerKind::Cfq {
+                return Err(Error::config(
+                    name,
+                    format!(
+                        "is CFQ's setting: it needs disk.scheduler = \"cfq\", got \"{}\"",
+                        self.disk.scheduler.name()
+                    ),
+                ));
+            }
         }
         if self.disk.queue_depth > MAX_QUEUE_DEPTH {
             return Err(Error::config(

@@ -45,6 +45,20 @@
 //! CFQ (service trees per workload, the slice starting at the first
 //! completion, group idling) is not modelled.
 //!
+//! **The sync-noidle tree** (`noidle_tree`, from 2.6.33 on, where it is
+//! always there; `disk.cfq_noidle_tree`, off by default as 2.6.18 has no
+//! such tree). 2.6.18 lets the active read queue, run empty, keep the disk
+//! while any of its reads is in flight, idle window or not. From 2.6.33
+//! `cfq_select_queue` waits for them only when `cfq_should_idle`: the queue
+//! has an idle window, or it is the last busy queue of its service tree —
+//! the queues without one (the sync-noidle workload). Otherwise it expires
+//! at once and the next queue dispatches, so the readers that take one
+//! read at a time on a disk (a strip-sized window rotating over the disks)
+//! keep several reads on it, as a drive with NCQ wants. Modelled: that rule
+//! and the idling at the end of the sync-noidle tree; not modelled: the
+//! workloads' separate service trees and workload slices (one round serves
+//! every read queue), which change the order, not whether a queue waits.
+//!
 //! **Preemption** (`cfq_should_preempt`): a read arriving while the active
 //! queue is the write queue ends that slice, so reads do not wait behind
 //! writes.
@@ -146,6 +160,8 @@ pub struct Cfq {
     low_latency: bool,
     /// The kernel's running average of busy queues (`busy_queues_avg`).
     busy_queues_avg: u64,
+    /// Queues without an idle window form the sync-noidle tree (`noidle_tree`).
+    noidle_tree: bool,
 }
 
 fn key_of(r: &Queued) -> u32 {
@@ -179,7 +195,28 @@ impl Cfq {
             is_queued: Vec::new(),
             low_latency: false,
             busy_queues_avg: 0,
+            noidle_tree: false,
         }
+    }
+
+    /// CFQ with or without the sync-noidle tree of 2.6.33 on (off: 2.6.18's
+    /// rule, the active queue keeps the disk while its reads are in flight).
+    pub fn with_noidle_tree(mut self, on: bool) -> Cfq {
+        self.noidle_tree = on;
+        self
+    }
+
+    /// Whether the active read queue `key`, run empty, keeps the disk: waits
+    /// for its reads in flight and then idles (`cfq_should_idle`). 2.6.18:
+    /// always while reads are in flight, then if it has an idle window.
+    /// With the sync-noidle tree: if it has an idle window, or no other busy
+    /// read queue lacks one (it is the last of the sync-noidle tree).
+    fn should_idle(&self, key: u32) -> bool {
+        let h = &self.streams[key as usize];
+        if !self.noidle_tree {
+            return h.on_device > 0 || h.idle_window();
+        }
+        h.idle_window() || !self.round.iter().any(|&k| k != ASYNC && !self.streams[k as usize].idle_window())
     }
 
     /// CFQ with `low_latency` on or off (off: the slices of 2.6.18).
@@ -342,13 +379,12 @@ impl Scheduler for Cfq {
                 self.expire();
                 continue;
             }
-            let h = self.streams[a.key as usize];
-            if h.on_device > 0 {
-                return Pick::Idle; // idling starts when its last read completes
-            }
-            if !h.idle_window() {
+            if !self.should_idle(a.key) {
                 self.expire();
                 continue;
+            }
+            if self.streams[a.key as usize].on_device > 0 {
+                return Pick::Idle; // idling starts when its last read completes
             }
             let until = match a.idle_until_ns {
                 Some(t) => t,
@@ -563,6 +599,60 @@ mod tests {
         // nothing more from stream 0: at the window's end stream 1 gets the disk
         let (served, _) = serve(&mut c, &mut q, 11 * NS_PER_MS);
         assert_eq!(served, vec![1]);
+    }
+
+    /// Three streams that think long (20 ms between a completion and their next
+    /// read) on a CFQ with or without the sync-noidle tree: stream 0 has one
+    /// read in flight and nothing queued; streams 1 and 2 one read queued each.
+    fn one_read_in_flight(noidle_tree: bool) -> (Cfq, Vec<Queued>, TimeNs) {
+        let mut c = Cfq::new(3).with_noidle_tree(noidle_tree);
+        let mut q = Vec::new();
+        // a first read each, served, then the next 20 ms after: no idle window
+        add(&mut c, &mut q, &[read(0, 0, 1000, 0), read(1, 1, 900_000, 0), read(2, 2, 1_800_000, 0)]);
+        let mut now = 0;
+        while !q.is_empty() {
+            match c.pick(&q, Head::default(), now) {
+                Pick::Dispatch(i) => {
+                    let r = q.remove(i);
+                    c.on_dispatch(&r, now);
+                    c.on_complete(&r, now);
+                }
+                Pick::WaitUntil(t) => now = t,
+                Pick::Idle => panic!("nothing in flight"),
+            }
+        }
+        // the last one's idle wait starts (the queue asks again at each completion)
+        assert!(matches!(c.pick(&q, Head::default(), now), Pick::WaitUntil(_)));
+        let t = now + 20 * NS_PER_MS;
+        add(&mut c, &mut q, &[read(3, 0, 1008, t / NS_PER_MS)]);
+        assert!(!c.streams[0].idle_window(), "thinks longer than slice_idle");
+        let Pick::Dispatch(i) = c.pick(&q, Head::default(), t) else { panic!("stream 0's read goes") };
+        let r = q.remove(i);
+        c.on_dispatch(&r, t);
+        add(&mut c, &mut q, &[read(4, 1, 900_008, t / NS_PER_MS), read(5, 2, 1_800_008, t / NS_PER_MS)]);
+        (c, q, t)
+    }
+
+    #[test]
+    fn the_sync_noidle_tree_lets_the_next_queue_dispatch_while_reads_are_in_flight() {
+        // 2.6.18: the active queue keeps the disk until its read completes
+        let (mut c, q, t) = one_read_in_flight(false);
+        assert_eq!(c.pick(&q, Head::default(), t), Pick::Idle);
+        // 2.6.33 on: stream 0 has no idle window and other queues lack one too,
+        // so its slice ends and stream 1's read goes while stream 0's is in flight
+        let (mut c, mut q, t) = one_read_in_flight(true);
+        let Pick::Dispatch(i) = c.pick(&q, Head::default(), t) else { panic!("the next queue dispatches") };
+        assert_eq!(q[i].stream, 1);
+        let r = q.remove(i);
+        c.on_dispatch(&r, t);
+        // stream 1 yields as well, stream 2 still waiting without an idle window
+        let Pick::Dispatch(i) = c.pick(&q, Head::default(), t) else { panic!("stream 2 dispatches") };
+        assert_eq!(q[i].stream, 2);
+        let r = q.remove(i);
+        c.on_dispatch(&r, t);
+        // stream 2, the last queue of the sync-noidle tree, keeps the disk
+        assert_eq!(c.pick(&q, Head::default(), t), Pick::Idle, "the last of the tree waits for its read");
+        assert_eq!(c.streams.iter().map(|h| h.on_device).sum::<u32>(), 3, "three reads on the disk at once");
     }
 
     #[test]

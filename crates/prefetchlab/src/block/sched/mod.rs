@@ -88,7 +88,7 @@ pub fn build(kind: SchedulerKind, streams: usize) -> Box<dyn Scheduler> {
 /// a process's think time, seek distance and queued reads are counted over
 /// every disk it reads from). CFQ's per-process state is per queue in the
 /// kernel too (a `cfq_io_context` per process and queue). `disk` names the
-/// scheduler and its options (`cfq_low_latency`).
+/// scheduler and its options (`cfq_low_latency`, `cfq_noidle_tree`).
 pub fn build_all(disk: &DiskConfig, streams: usize, disks: usize) -> Vec<Box<dyn Scheduler>> {
     match disk.scheduler {
         SchedulerKind::Anticipatory => {
@@ -101,7 +101,11 @@ pub fn build_all(disk: &DiskConfig, streams: usize, disks: usize) -> Vec<Box<dyn
         }
         SchedulerKind::Cfq => (0..disks)
             .map(|_| {
-                Box::new(cfq::Cfq::new(streams).with_low_latency(disk.cfq_low_latency)) as Box<dyn Scheduler>
+                Box::new(
+                    cfq::Cfq::new(streams)
+                        .with_low_latency(disk.cfq_low_latency)
+                        .with_noidle_tree(disk.cfq_noidle_tree),
+                ) as Box<dyn Scheduler>
             })
             .collect(),
         kind => (0..disks).map(|_| build(kind, streams)).collect(),
