@@ -113,6 +113,12 @@ def test_run_header_names_the_striping_aware_scheme_and_its_sizes() -> None:
     assert "strip 256 KiB, member I/O in the driver's context, scheduler anticipatory;" in driver
     cfq = describe_config(prefetchlab.resolve(base + "[disk]\nscheduler = 'cfq'\ncfq_low_latency = true\n"))
     assert "strip 256 KiB, scheduler cfq (low_latency);" in cfq
+    both = describe_config(
+        prefetchlab.resolve(
+            base + "[disk]\nscheduler = 'cfq'\ncfq_low_latency = true\ncfq_noidle_tree = true\n"
+        )
+    )
+    assert "strip 256 KiB, scheduler cfq (low_latency, sync-noidle tree);" in both
 
 
 def test_tc09_fig8_driver_is_fig8_in_the_drivers_context() -> None:
@@ -130,6 +136,21 @@ def test_tc09_fig8_driver_is_fig8_in_the_drivers_context() -> None:
     points = {without_context(r, "caller") for r in primary.runs}
     for r in driver.runs:
         assert without_context(r, "driver") in points, r.flat
+
+
+def test_ieice13_fig7_cfq2635_is_fig7_on_the_cfq_of_2_6_35() -> None:
+    """The 2.6.35-CFQ file runs every point of Fig. 7 with low_latency and the sync-noidle tree
+    on, and nothing else changed; its claims are Fig. 7's, said of 2.6.35's CFQ."""
+    primary = load_experiment(Path("experiments/ieice13-fig7.toml"))
+    variant = load_experiment(Path("experiments/ieice13-fig7-cfq2635.toml"))
+
+    def without(run: RunSpec, on: bool) -> str:
+        cfg = json.loads(run.config_json)
+        assert (cfg["disk"].pop("cfq_low_latency"), cfg["disk"].pop("cfq_noidle_tree")) == (on, on)
+        return json.dumps(cfg, sort_keys=True)
+
+    assert sorted(without(r, True) for r in variant.runs) == sorted(without(r, False) for r in primary.runs)
+    assert [c.text for c in variant.claims] == [f"{c.text}, with 2.6.35's CFQ" for c in primary.claims]
 
 
 def test_ieice13_fig11_ages_the_volume_of_its_file_set() -> None:
