@@ -110,14 +110,7 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     val.add_argument("spec", metavar="SPEC", help="the drive: a DiskSim .parv or .diskspecs file")
     val.add_argument("trace", metavar="TRACE", help="the DiskSim validation trace")
-    val.add_argument(
-        "--override",
-        dest="overrides",
-        action="append",
-        default=[],
-        metavar='"NAME=VALUE"',
-        help='set a DiskSim parameter by name, e.g. --override "Enable caching in buffer=0" (repeatable)',
-    )
+    _add_override(val, "Enable caching in buffer=0")
     val.add_argument(
         "--json",
         action="store_true",
@@ -132,19 +125,24 @@ def _build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     drive.add_argument("model", metavar="MODEL", help="a preset name or a DiskSim .parv/.diskspecs file")
-    drive.add_argument(
-        "--override",
-        dest="overrides",
-        action="append",
-        default=[],
-        metavar='"NAME=VALUE"',
-        help='set a DiskSim parameter by name, e.g. --override "Bulk sector transfer time=0.0032"',
-    )
+    _add_override(drive, "Bulk sector transfer time=0.0032")
     drive.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     register_experiments(sub)  # sweep, results, plot, reproduce
     register_trace(sub)  # trace stats
     register_ipods(sub)  # ipods plan
     return parser
+
+
+def _add_override(parser: argparse.ArgumentParser, example: str) -> None:
+    """``--override "NAME=VALUE"`` (repeatable): a DiskSim drive parameter set by name."""
+    parser.add_argument(
+        "--override",
+        dest="overrides",
+        action="append",
+        default=[],
+        metavar='"NAME=VALUE"',
+        help=f'set a DiskSim parameter by name, e.g. --override "{example}" (repeatable)',
+    )
 
 
 def parse_override(text: str) -> tuple[str, float]:
