@@ -138,19 +138,27 @@ def test_tc09_fig8_driver_is_fig8_in_the_drivers_context() -> None:
         assert without_context(r, "driver") in points, r.flat
 
 
-def test_ieice13_fig7_cfq2635_is_fig7_on_the_cfq_of_2_6_35() -> None:
-    """The 2.6.35-CFQ file runs every point of Fig. 7 with low_latency and the sync-noidle tree
-    on, and nothing else changed; its claims are Fig. 7's, said of 2.6.35's CFQ."""
+def test_ieice13_runs_on_the_cfq_of_2_6_35_and_fig7_also_on_2_6_18s() -> None:
+    """Every ieice13 file runs on CFQ as the paper's 2.6.35 has it (low_latency and the
+    sync-noidle tree); the 2.6.18-CFQ file runs every point of Fig. 7 with both off, nothing
+    else changed, and its claims are Fig. 7's, said of 2.6.18's CFQ."""
+    for path in find_experiments("ieice13"):
+        for r in load_experiment(path).runs:
+            disk = json.loads(r.config_json)["disk"]
+            on = path.name != "ieice13-fig7-cfq2618.toml"
+            assert (disk["scheduler"], disk["cfq_low_latency"], disk["cfq_noidle_tree"]) == ("cfq", on, on), (
+                path
+            )
     primary = load_experiment(Path("experiments/ieice13-fig7.toml"))
-    variant = load_experiment(Path("experiments/ieice13-fig7-cfq2635.toml"))
+    variant = load_experiment(Path("experiments/ieice13-fig7-cfq2618.toml"))
 
     def without(run: RunSpec, on: bool) -> str:
         cfg = json.loads(run.config_json)
         assert (cfg["disk"].pop("cfq_low_latency"), cfg["disk"].pop("cfq_noidle_tree")) == (on, on)
         return json.dumps(cfg, sort_keys=True)
 
-    assert sorted(without(r, True) for r in variant.runs) == sorted(without(r, False) for r in primary.runs)
-    assert [c.text for c in variant.claims] == [f"{c.text}, with 2.6.35's CFQ" for c in primary.claims]
+    assert sorted(without(r, False) for r in variant.runs) == sorted(without(r, True) for r in primary.runs)
+    assert [c.text for c in variant.claims] == [f"{c.text}, with 2.6.18's CFQ" for c in primary.claims]
 
 
 def test_ieice13_fig11_ages_the_volume_of_its_file_set() -> None:
