@@ -476,6 +476,16 @@ def test_what_the_reader_tolerated_in_a_drive_file_is_a_warning(cheetah: Path, s
     assert proc.returncode == 0 and proc.stderr.count(expected) == 1, proc.stderr
 
 
+def test_the_drives_of_a_configuration_include_a_topology_s_tiers() -> None:
+    from prefetchlab.experiments_cli import drives_in
+
+    config = {
+        "disk": {"kind": "hdd", "model": "cheetah-15k5"},
+        "topology": {"nodes": [{"lower": {"kind": "hdd", "model": "a.parv"}, "upper": {"kind": "ssd"}}]},
+    }
+    assert [d["model"] for d in drives_in(config)] == ["cheetah-15k5", "a.parv"]
+
+
 def test_drive_prints_a_models_figures() -> None:
     # the Cheetah 15K.4 from its datasheet: 15,000 rpm, 802 sectors per track outside, Ultra320
     proc = run_cli("drive", "cheetah-15k4", "--json")
@@ -493,7 +503,17 @@ def test_drive_prints_a_models_figures() -> None:
         and "override Bulk sector transfer time = 0.1" in proc.stdout
     )
     interface = " ".join(_row(proc.stdout, "host interface"))
-    assert interface.startswith("5.1 MB/s (0.1 ms per sector), slower than the media"), interface
+    assert interface.startswith("5.1 MB/s (0.1 ms per sector), slower than its media (62.0-102.7 MB/s"), (
+        interface
+    )
+    # between the innermost and outermost zones' rates (62.0 and 102.7 MB/s): the outer zones only
+    proc = run_cli("drive", "cheetah-15k4", "--override", "Bulk sector transfer time=0.0064", "--json")
+    f = json.loads(proc.stdout)
+    assert f["interface_mb_s"] == pytest.approx(80.0)
+    assert f["media_inner_mb_s"] < f["interface_mb_s"] < f["media_outer_mb_s"]
+    proc = run_cli("drive", "cheetah-15k4", "--override", "Bulk sector transfer time=0.0064")
+    interface = " ".join(_row(proc.stdout, "host interface"))
+    assert interface.endswith("slower than its outer zones (102.7 MB/s at most, per revolution)"), interface
     assert proc.stderr == ""
     # a preset says where it departs from its description, and what its reading tolerated
     proc = run_cli("drive", "cheetah-15k5")

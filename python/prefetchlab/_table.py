@@ -227,24 +227,32 @@ def describe_device(config: dict[str, Any]) -> str:
 
 
 def _interface_bound(model: str, overrides: list[tuple[str, float]]) -> list[str]:
-    """A note when the drive's host interface is slower than its platters' outermost zone: the
-    drive then streams at the interface's rate, as the validated drives of the 1990s do with
-    their measuring rigs' buses (the Atlas 10K's 0.099 ms per sector is 5.2 MB/s); `disk.overrides`
-    `"Bulk sector transfer time"` sets another interface. No note when the model cannot be read
-    (the run itself reports that)."""
+    """A note when the drive's host interface is slower than its platters: slower than every
+    zone's rate, the drive streams at the interface's rate everywhere, as the validated drives
+    of the 1990s do with their measuring rigs' buses (the Atlas 10K's 0.099 ms per sector is
+    5.2 MB/s); between the innermost and outermost zones' rates, in the outer zones only. The
+    media rates are per revolution (switches left out). `disk.overrides`
+    `"Bulk sector transfer time"` sets another interface. No note when the model cannot be
+    read (the run itself reports that)."""
     from prefetchlab._engine import PrefetchlabError, drive_facts
 
     try:
         r = drive_facts(model, [(k, float(v)) for k, v in overrides])
     except PrefetchlabError:
         return []
-    interface = r["interface_mb_s"]
-    if interface is None or interface >= r["media_outer_mb_s"]:
-        return []
-    return [
-        f"host interface {interface:.1f} MB/s, slower than its media "
-        f"({r['media_inner_mb_s']:.1f}-{r['media_outer_mb_s']:.1f} MB/s)"
-    ]
+    note = interface_bound(r["interface_mb_s"], r["media_inner_mb_s"], r["media_outer_mb_s"])
+    return [f"host interface {r['interface_mb_s']:.1f} MB/s, {note}"] if note else []
+
+
+def interface_bound(interface_mb_s: float | None, inner_mb_s: float, outer_mb_s: float) -> str:
+    """What a drive's host interface bounds, said after its rate: ``""`` when nothing (no
+    interface time, or one at least as fast as the outermost zone), else which zones it is
+    slower than, with their rates per revolution."""
+    if interface_mb_s is None or interface_mb_s >= outer_mb_s:
+        return ""
+    if interface_mb_s >= inner_mb_s:
+        return f"slower than its outer zones ({outer_mb_s:.1f} MB/s at most, per revolution)"
+    return f"slower than its media ({inner_mb_s:.1f}-{outer_mb_s:.1f} MB/s per revolution)"
 
 
 def describe_scheduler(config: dict[str, Any]) -> str:

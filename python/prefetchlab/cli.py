@@ -24,8 +24,8 @@ from typing import Any, NoReturn
 from prefetchlab import engine_version
 from prefetchlab._engine import PrefetchlabError
 from prefetchlab.api import simulate, validate_disk
+from prefetchlab.experiments_cli import drives_in, warn_drives
 from prefetchlab.experiments_cli import register as register_experiments
-from prefetchlab.experiments_cli import warn_drives
 from prefetchlab.ipods_cli import register as register_ipods
 from prefetchlab.trace_cli import register as register_trace
 
@@ -252,7 +252,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     finally:
         if progress is not None:
             progress.close()
-    warn_drives([report.config.get("disk", {})])
+    warn_drives(drives_in(report.config))
     if args.json:
         print(json.dumps(report.to_dict()))
     else:
@@ -334,7 +334,6 @@ def cmd_drive(args: argparse.Namespace) -> int:
         else ("datasheet figures only: " if info["kind"] == "datasheet" else "DiskSim description: ")
         + info["description"]
     )
-    interface = f["interface_mb_s"]
     seek = (
         f"{f['seek_single_ms']:.3f} / {f['seek_mean_random_ms']:.3f} / {f['seek_full_ms']:.3f}",
         "ms (one cylinder / random / full stroke)",
@@ -355,20 +354,9 @@ def cmd_drive(args: argparse.Namespace) -> int:
         [
             "media rate",
             f"{f['media_outer_mb_s']:.1f} / {f['media_inner_mb_s']:.1f}",
-            "MB/s outermost / innermost",
+            "MB/s outermost / innermost, per revolution (switches left out)",
         ],
-        [
-            "host interface",
-            "unbounded" if interface is None else f"{interface:.1f}",
-            ""
-            if interface is None
-            else f"MB/s ({f['interface_ms_per_sector']:g} ms per sector)"
-            + (
-                ", slower than the media: it bounds sequential reads"
-                if interface < f["media_outer_mb_s"]
-                else ""
-            ),
-        ],
+        ["host interface", *_interface_row(f)],
         ["seek", *seek],
         ["head switch", f"{f['head_switch_ms']:g}", "ms"],
         ["drive cache", *cache],
@@ -382,6 +370,24 @@ def cmd_drive(args: argparse.Namespace) -> int:
     for d in info["departures"] if info is not None else []:
         print(f"  departs from the description: {d['param']} = {d['value']:g} ({d['reason']})")
     return 0
+
+
+def _interface_row(f: Any) -> list[str]:
+    """The `drive` table's host-interface value and unit: its rate and time per sector, and
+    what it bounds (``_table.interface_bound``)."""
+    from prefetchlab._table import interface_bound
+
+    rate = f["interface_mb_s"]
+    if rate is None:
+        return [
+            "none",
+            f"the description charges no host transfer ({f['interface_ms_per_sector']:g} ms per sector)",
+        ]
+    bound = interface_bound(rate, f["media_inner_mb_s"], f["media_outer_mb_s"])
+    return [
+        f"{rate:.1f}",
+        f"MB/s ({f['interface_ms_per_sector']:g} ms per sector)" + (f", {bound}" if bound else ""),
+    ]
 
 
 def main(argv: Sequence[str] | None = None) -> int:

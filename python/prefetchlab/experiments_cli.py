@@ -118,11 +118,23 @@ def warn_drives(disks: Iterable[dict[str, Any]]) -> None:
             print(f"prefetchlab: warning: {' '.join(warning.split())}", file=sys.stderr, flush=True)
 
 
+def drives_in(config: Any) -> Iterator[dict[str, Any]]:
+    """The drives a resolved configuration names: its `disk` table and every device table of
+    a `[topology]` (each a table with `kind` and `model`), wherever they sit."""
+    if isinstance(config, dict):
+        if "kind" in config and "model" in config:
+            yield config
+        for value in config.values():
+            yield from drives_in(value)
+    elif isinstance(config, list):
+        for value in config:
+            yield from drives_in(value)
+
+
 def _run_disks(exp: Experiment) -> Iterator[dict[str, Any]]:
-    """The drives of an experiment's runs (their resolved `disk` tables)."""
+    """The drives of an experiment's runs."""
     for r in exp.runs:
-        disk: dict[str, Any] = json.loads(r.config_json).get("disk", {})
-        yield disk
+        yield from drives_in(json.loads(r.config_json))
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:

@@ -57,7 +57,11 @@
 //! keep several reads on it, as a drive with NCQ wants. Modelled: that rule
 //! and the idling at the end of the sync-noidle tree; not modelled: the
 //! workloads' separate service trees and workload slices (one round serves
-//! every read queue), which change the order, not whether a queue waits.
+//! every read queue), which change the order, not whether a queue waits,
+//! and which queues lack an idle window as those kernels judge it (a seek
+//! history of the last 32 requests, a *deep* queue — one that had 4 or more
+//! requests queued — keeping its idle window though seeky, and a think time
+//! decided after about 3 samples): here the idle window is this module's.
 //!
 //! **Preemption** (`cfq_should_preempt`): a read arriving while the active
 //! queue is the write queue ends that slice, so reads do not wait behind

@@ -220,8 +220,9 @@ pub struct DriveParams {
 }
 
 /// What a drive can move, in MB/s (10^6 bytes): its platters under the
-/// head in the outermost and innermost zones (sectors per track × 512 bytes
-/// per revolution, track and cylinder switches left out), and its host
+/// head in the outermost and innermost zones, per revolution (sectors per
+/// track × 512 bytes × revolutions per second; track and cylinder switches
+/// left out, so a sustained rate is a few per cent lower), and its host
 /// interface (512 bytes per `Bulk sector transfer time`, or per the bus's
 /// block time when longer). Shown beside a drive so that a description
 /// whose interface is slower than its media, as the validated drives of
@@ -229,12 +230,17 @@ pub struct DriveParams {
 /// per sector is 5.2 MB/s), is seen to bound sequential reads.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct DriveRates {
-    /// Sectors per track where the rates are read.
+    /// Sectors per track of the zones the rates are read in: the most
+    /// among a few tracks in the first 1 % of the drive, and in the 1 %
+    /// before its last 0.1 % (a description may hold odd short tracks, and
+    /// its last track may be a remnant: the 146 GB Cheetah 15K.5's holds 202
+    /// sectors where its innermost zone has 720).
     pub spt_outer: u32,
     pub spt_inner: u32,
     pub media_outer_mb_s: f64,
     pub media_inner_mb_s: f64,
-    /// None when the description sets no interface time (0: unbounded).
+    /// None when the description charges no host transfer (a time of 0 or
+    /// less per sector).
     pub interface_mb_s: Option<f64>,
 }
 
@@ -242,12 +248,17 @@ impl DriveParams {
     /// The drive's media and interface rates (see [`DriveRates`]).
     pub fn rates(&self) -> DriveRates {
         let lay = &self.layout;
-        let spt_at = |lba: u64| lay.locate(lba).map_or(0, |l| l.spt);
+        let cap = lay.capacity_sectors;
+        // the most sectors per track among 16 points from `from` over `span` sectors
+        let spt_most = |from: u64, span: u64| {
+            (0..16u64)
+                .filter_map(|i| lay.locate((from + span * i / 16).min(cap - 1)).map(|l| l.spt))
+                .max()
+                .unwrap_or(0)
+        };
         let per_rev_mb_s = |spt: u32| 512.0 * f64::from(spt) * self.rpm / 60.0 / 1e6;
-        // the inner rate 0.1 % before the end: a description's last track may be a remnant
-        // (the 146 GB Cheetah 15K.5's holds 202 sectors where its innermost zone has 720)
         let (spt_outer, spt_inner) =
-            (spt_at(0), spt_at(lay.capacity_sectors - lay.capacity_sectors / 1000 - 1));
+            (spt_most(0, cap / 100), spt_most(cap - cap / 1000 - cap / 100 - 1, cap / 100));
         DriveRates {
             spt_outer,
             spt_inner,
