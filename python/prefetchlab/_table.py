@@ -222,11 +222,11 @@ def describe_device(config: dict[str, Any]) -> str:
         notes.append(f"queue depth {d['queue_depth']}")
     overrides = sorted(d.get("overrides", {}).items())
     notes += [f"{k}={_plain(v)}" for k, v in overrides]
-    notes += _interface_bound(model, overrides)
+    notes += _interface_note(model, overrides)
     return name + (f" ({', '.join(notes)})" if notes else "")
 
 
-def _interface_bound(model: str, overrides: list[tuple[str, float]]) -> list[str]:
+def _interface_note(model: str, overrides: list[tuple[str, float]]) -> list[str]:
     """A note when the drive's host interface is slower than its platters: slower than every
     zone's rate, the drive streams at the interface's rate everywhere, as the validated drives
     of the 1990s do with their measuring rigs' buses (the Atlas 10K's 0.099 ms per sector is
@@ -408,15 +408,15 @@ def summary_table(report: Report) -> str:
             if _is_trace(report.config):
                 continue  # the same figure as array_cache_hit_ratio
         rows.append([label, fmt_number(value * scale if scale != 1.0 else value), unit])
+    # the figures a policy keeps in its state (JSON text), those it has
+    states = [("readahead_policy_state", _READAHEAD_STATE)]
     if topology:
-        state = json.loads(report.metrics.get("block_policy_state") or "{}")
-        for key, label, unit in _TOPOLOGY_STATE:
-            if state.get(key) is not None:
-                rows.append([label, fmt_number(state[key]), unit])
-    readahead = json.loads(report.metrics.get("readahead_policy_state") or "{}")
-    for key, label, unit in _READAHEAD_STATE:
-        if readahead.get(key) is not None:
-            rows.append([label, fmt_number(readahead[key]), unit])
+        states.insert(0, ("block_policy_state", _TOPOLOGY_STATE))
+    for metric, known in states:
+        state = json.loads(report.metrics.get(metric) or "{}")
+        rows += [
+            [label, fmt_number(state[key]), unit] for key, label, unit in known if state.get(key) is not None
+        ]
     # Figures the engine reports that this table does not know yet: shown by name.
     for key, value in report.metrics.items():
         if key not in shown and isinstance(value, int | float):

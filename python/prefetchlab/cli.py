@@ -24,7 +24,7 @@ from typing import Any, NoReturn
 from prefetchlab import engine_version
 from prefetchlab._engine import PrefetchlabError
 from prefetchlab.api import simulate, validate_disk
-from prefetchlab.experiments_cli import drives_in, warn_drives
+from prefetchlab.experiments_cli import drives_in, is_disksim_file, say_warnings, warn_drives
 from prefetchlab.experiments_cli import register as register_experiments
 from prefetchlab.ipods_cli import register as register_ipods
 from prefetchlab.trace_cli import register as register_trace
@@ -58,9 +58,13 @@ def _presets_epilog() -> str:
         info = preset_info(name)
         if info is None:
             continue
-        source = "datasheet figures only" if info["kind"] == "datasheet" else "DiskSim description"
-        lines.append(f"  {name:<20} {source}: {info['description']}")
+        lines.append(f"  {name:<20} {_source(info)}: {info['description']}")
     return "\n".join(lines)
+
+
+def _source(info: Any) -> str:
+    """Where a preset's figures come from, in words."""
+    return "datasheet figures only" if info["kind"] == "datasheet" else "DiskSim description"
 
 
 def _build_parser() -> argparse.ArgumentParser:
@@ -311,16 +315,12 @@ def cmd_drive(args: argparse.Namespace) -> int:
     from prefetchlab._engine import drive_facts, preset_info
 
     overrides = [parse_override(o) for o in args.overrides]
-    is_file = args.model.lower().endswith((".parv", ".diskspecs"))
+    is_file = is_disksim_file(args.model)
     if is_file and not Path(args.model).exists():
         raise UsageError(f"{args.model}: no such drive file")
     f = drive_facts(args.model, overrides)
     info = None if is_file else preset_info(args.model)
-    if is_file:
-        warn_drives([{"kind": "hdd", "model": args.model, "overrides": dict(overrides)}])
-    else:  # asked about a preset: what its reading tolerated too (runs leave it to the README)
-        for warning in f["warnings"]:
-            _say(f"{PROG}: warning: {' '.join(warning.split())}")
+    say_warnings(f["warnings"])  # a preset's too, when asked about it (runs leave those to the README)
     if args.json:
         out: dict[str, Any] = {"model": args.model, "overrides": dict(overrides), **f}
         out["preset"] = info
@@ -329,10 +329,7 @@ def cmd_drive(args: argparse.Namespace) -> int:
     from prefetchlab._table import render
 
     source = (
-        f"DiskSim description `{f['name']}`"
-        if info is None
-        else ("datasheet figures only: " if info["kind"] == "datasheet" else "DiskSim description: ")
-        + info["description"]
+        f"DiskSim description `{f['name']}`" if info is None else f"{_source(info)}: {info['description']}"
     )
     seek = (
         f"{f['seek_single_ms']:.3f} / {f['seek_mean_random_ms']:.3f} / {f['seek_full_ms']:.3f}",

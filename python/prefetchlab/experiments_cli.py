@@ -93,6 +93,18 @@ def _db(args: argparse.Namespace, exp: Experiment | None) -> Path:
     return shared if not here.exists() and shared.exists() else here
 
 
+def is_disksim_file(model: str) -> bool:
+    """Whether `disk.model` names a DiskSim description file rather than a built-in preset (as
+    the engine tells them apart)."""
+    return model.lower().endswith((".parv", ".diskspecs"))
+
+
+def say_warnings(warnings: Iterable[str]) -> None:
+    """One ``prefetchlab: warning:`` line on stderr each."""
+    for warning in warnings:
+        print(f"prefetchlab: warning: {' '.join(warning.split())}", file=sys.stderr, flush=True)
+
+
 def warn_drives(disks: Iterable[dict[str, Any]]) -> None:
     """What the DiskSim reader tolerated in each drive description a user gave (a .parv or
     .diskspecs path; each file and set of overrides once), one ``prefetchlab: warning:`` line
@@ -104,18 +116,16 @@ def warn_drives(disks: Iterable[dict[str, Any]]) -> None:
     seen: set[tuple[str, tuple[tuple[str, float], ...]]] = set()
     for disk in disks:
         model = str(disk.get("model", ""))
-        if disk.get("kind") != "hdd" or not model.lower().endswith((".parv", ".diskspecs")):
+        if disk.get("kind") != "hdd" or not is_disksim_file(model):
             continue
         overrides = tuple(sorted((k, float(v)) for k, v in disk.get("overrides", {}).items()))
         if (model, overrides) in seen:
             continue
         seen.add((model, overrides))
         try:
-            warnings = drive_facts(model, list(overrides))["warnings"]
+            say_warnings(drive_facts(model, list(overrides))["warnings"])
         except PrefetchlabError:
             continue
-        for warning in warnings:
-            print(f"prefetchlab: warning: {' '.join(warning.split())}", file=sys.stderr, flush=True)
 
 
 def drives_in(config: Any) -> Iterator[dict[str, Any]]:

@@ -35,13 +35,38 @@ pub const MIN_BANDWIDTH_BYTES_PER_S: u64 = 1_000_000;
 /// at most a few hundred milliseconds.
 pub const MAX_LATENCY_NS: u64 = NS_PER_S;
 
+/// The slowest rate a stream may be held to (`workload.rate`): 1 kB/s. A
+/// stream's rate is not a device's bandwidth: a video reads a few hundred
+/// kB/s (2 Mbit/s is 250 kB/s), so this floor only catches a number meant in
+/// other units (`250` for 250 kB/s).
+pub const MIN_STREAM_RATE_BYTES_PER_S: u64 = 1_000;
+
+/// The message for a rate below its floor `min` (bytes per second, `shown`
+/// in words), with a size that would mean what was likely meant.
+fn below_floor(bytes_per_s: u64, min: u64, shown: &str, example: &str) -> String {
+    format!(
+        "at least {min} bytes per second ({shown}), got {bytes_per_s}; \
+         a size such as \"{example}\" means that many bytes per second"
+    )
+}
+
 /// Checks a device bandwidth (bytes per second); the message says what was expected.
 pub fn check_bandwidth(bytes_per_s: u64) -> Result<(), String> {
     if bytes_per_s < MIN_BANDWIDTH_BYTES_PER_S {
         return Err(format!(
-            "must be at least {MIN_BANDWIDTH_BYTES_PER_S} bytes per second (1 MB/s), got {bytes_per_s}; \
-             a size such as \"250MB\" means that many bytes per second"
+            "must be {}",
+            below_floor(bytes_per_s, MIN_BANDWIDTH_BYTES_PER_S, "1 MB/s", "250MB")
         ));
+    }
+    Ok(())
+}
+
+/// Checks a stream's rate (bytes per second; 0: as fast as served); the
+/// message says what was expected.
+pub fn check_stream_rate(bytes_per_s: u64) -> Result<(), String> {
+    if bytes_per_s != 0 && bytes_per_s < MIN_STREAM_RATE_BYTES_PER_S {
+        let floor = below_floor(bytes_per_s, MIN_STREAM_RATE_BYTES_PER_S, "1 kB/s", "250KB");
+        return Err(format!("must be 0 (as fast as served) or {floor}"));
     }
     Ok(())
 }
@@ -220,6 +245,19 @@ pub fn parse_duration(text: &str) -> Result<u64, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_stream_may_read_slower_than_a_device_and_not_below_1_kb_per_s() {
+        assert!(check_stream_rate(0).is_ok() && check_stream_rate(250_000).is_ok());
+        assert!(check_bandwidth(250_000)
+            .unwrap_err()
+            .starts_with("must be at least 1000000 bytes per second"));
+        let e = check_stream_rate(250).unwrap_err();
+        assert!(e.starts_with(
+            "must be 0 (as fast as served) or at least 1000 bytes per second (1 kB/s), got 250"
+        ));
+        assert!(e.ends_with("a size such as \"250KB\" means that many bytes per second"), "{e}");
+    }
 
     #[test]
     fn sizes() {

@@ -1921,18 +1921,8 @@ impl Config {
                 ));
             }
         }
-        // a stream's rate, not a device's bandwidth: a video stream reads a few
-        // hundred kB/s (2 Mbit/s is 250 kB/s), so the floor only catches a number
-        // meant in other units ("250" for 250 kB/s or MB/s)
-        if w.kind == WorkloadKind::Videoserver && w.rate.0 != 0 && w.rate.0 < MIN_STREAM_RATE_BYTES_PER_S {
-            return Err(Error::config(
-                "workload.rate",
-                format!(
-                    "must be 0 (as fast as served) or at least {MIN_STREAM_RATE_BYTES_PER_S} bytes per second \
-                     (1 kB/s), got {}; a size such as \"250KB\" means that many bytes per second",
-                    w.rate.0
-                ),
-            ));
+        if w.kind == WorkloadKind::Videoserver {
+            units::check_stream_rate(w.rate.0).map_err(|m| Error::config("workload.rate", m))?;
         }
         if w.file_size.0 < w.record.0 && !fileset {
             return Err(Error::config(
@@ -2052,8 +2042,6 @@ pub const MAX_DISKS: u32 = 1024;
 /// allows (`BLK_MQ_MAX_DEPTH`). (A queue is not preallocated at this size: it
 /// grows with the requests it holds.)
 pub const MAX_NR_REQUESTS: u32 = 10240;
-/// The slowest `workload.rate` a videoserver stream may read at: 1 kB/s.
-pub const MIN_STREAM_RATE_BYTES_PER_S: u64 = 1_000;
 /// Largest `block.max_request`: 1 GiB. Linux caps `max_sectors_kb` at the
 /// device's hardware limit, a few MiB; the engine counts a request's sectors
 /// in 32 bits.

@@ -114,8 +114,8 @@ impl RaDeviceState {
         if choices == 0 {
             return serde_json::json!({});
         }
-        let mean = |sum: f64| (sum / choices as f64 * 1e3).round() / 1e3;
         let round = |x: f64| (x * 1e3).round() / 1e3;
+        let mean = |sum: f64| round(sum / choices as f64);
         serde_json::json!({
             "sara_large_max_choices": self.sara_large_max_choices,
             "sara_small_max_choices": self.sara_small_max_choices,
