@@ -16,6 +16,15 @@
 //! least a strip, a SASEQP window is at most one strip; a larger maximum
 //! still makes the first window and the ramp larger.
 //!
+//! On 2.6.18 a cut puts the windows after it out of step with reads that
+//! start at multiples of their size in the file. Where a window is no longer
+//! than a read (max at or below the read size, or a strip that cuts windows
+//! to it), each read then ends inside the ahead window it enters, so 2.6.18
+//! builds the next one for the read's own last pages and reads it at once
+//! (algorithms.md §1.2 step 8): the scheme loses its read-ahead there
+//! (tc09-fig10.toml FINDINGS 2). Both rules are as specified; this is what
+//! they do together.
+//!
 //! Golden (\[TC09\] Figs. 3–4, §3.1): a 20-block file at B16–B35 with 4-block
 //! strips, SEQP 1 → 2 → 4 (max 4): windows B16, B17–18, **B19** (cut from 4),
 //! B20–23, B24–27, B28–31, B32–35: 7 prefetches, 7 disk requests (SEQP: 11).
@@ -37,6 +46,7 @@ mod tests {
     use super::super::linux_2_6_18::Linux2618;
     use super::super::seqp::Seqp;
     use super::super::testing::MockFile;
+    use super::super::WindowKind;
     use super::*;
     use crate::config::Growth;
 
@@ -90,5 +100,35 @@ mod tests {
         assert_eq!(&got[..6], &[(0, 4), (4, 12), (12, 16), (16, 32), (32, 48), (48, 64)]);
         assert!(got.iter().filter(|r| r.0 < r.1).all(|&(s, e)| f.strips_touched(s, e) == 1), "{got:?}");
         assert!(f.fallback_reads.is_empty());
+    }
+
+    /// On 2.6.18 with max = the read size (16 pages) over 64-page strips and
+    /// a file that starts 22 pages into a strip: plain 2.6.18 keeps one read
+    /// ahead (its windows start where reads start, each built before the
+    /// reader needs it), while SASEQP's cut at the strip end (page 42) puts
+    /// every later window out of step with the reads. Each read then ends
+    /// inside the ahead window it enters, so the next one is built for the
+    /// read's own last pages and read at once (§1.2 step 8): blocking, with
+    /// no window ever read ahead again (tc09-fig10.toml FINDINGS 2).
+    #[test]
+    fn linux_2_6_18_cut_out_of_step_with_reads_reads_every_window_at_once() {
+        let run = |aligned: bool| {
+            let mut f = MockFile::new(256);
+            f.first_block = 22;
+            f.strip_blocks = 64;
+            if aligned {
+                f.read_sequential(&mut saseqp(Linux2618::new(16), 64), 16, 16);
+            } else {
+                f.read_sequential(&mut Linux2618::new(16), 16, 16);
+            }
+            assert!(f.fallback_reads.is_empty());
+            f.ranges()
+        };
+        let plain = run(false);
+        assert!(plain.iter().skip(2).all(|r| r.0 % 16 == 0 && r.2 == WindowKind::Async), "{plain:?}");
+        let cut = run(true);
+        assert_eq!((cut[2].0, cut[2].1, cut[2].2), (32, 42, WindowKind::Async), "{cut:?}");
+        assert!(cut.iter().skip(3).all(|r| r.0 % 16 == 10 && r.2 == WindowKind::Sync), "{cut:?}");
+        assert!(cut.len() > 10);
     }
 }
