@@ -61,7 +61,7 @@ def test_report_to_dict_is_the_report_json() -> None:
     r = prefetchlab.simulate(SMALL_TOML)
     d = r.to_dict()
     assert list(d) == ["version", "config", "metrics", "streams", "disks"]
-    assert d["metrics"] is r.metrics and d["version"] == prefetchlab.__version__
+    assert d["metrics"] is r.metrics and d["version"] == prefetchlab.engine_version
 
 
 def test_io_log_is_an_arrow_table_when_asked_for() -> None:
@@ -141,4 +141,4 @@ def test_report_is_a_dataclass_of_plain_values() -> None:
     text = {k for k, v in r.metrics.items() if not isinstance(v, int | float)}
     assert text == {"block_policy_state", "readahead_policy_state"}
     assert r.policy_state() == {} and r.readahead_state() == {}
-    assert r.version == prefetchlab.__version__
+    assert r.version == prefetchlab.engine_version

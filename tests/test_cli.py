@@ -59,7 +59,7 @@ def test_run_json_is_the_report(small_config: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     report = json.loads(proc.stdout)
     assert set(report) == REPORT_KEYS
-    assert report["version"] == prefetchlab.__version__
+    assert report["version"] == prefetchlab.engine_version
     # The resolved configuration: sizes in bytes, defaults filled in.
     assert report["config"]["array"] == {
         "layout": "raid0",

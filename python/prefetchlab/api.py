@@ -80,7 +80,9 @@ class Report:
     ``streams`` and ``disks`` one dict
     per reader and per member disk; ``config`` the resolved configuration
     (every default filled in; sizes in bytes, durations in nanoseconds);
-    ``io_log`` a :class:`pyarrow.Table` when ``output.io_log = true``, else None.
+    ``io_log`` a :class:`pyarrow.Table` when ``output.io_log = true``, else None;
+    ``version`` the engine that ran it, ``prefetchlab.engine_version`` (``0.1.0+<build>``,
+    as stored results carry it).
     """
 
     metrics: dict[str, Any]
@@ -196,7 +198,7 @@ def simulate(
         streams=report["streams"],
         disks=report["disks"],
         io_log=_io_log_table(raw_log) if raw_log is not None else None,
-        version=report["version"],
+        version=f"{report['version']}+{_engine.engine_build}",
     )
 
 

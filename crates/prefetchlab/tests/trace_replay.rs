@@ -147,3 +147,25 @@ fn streams_by_process_need_a_format_that_records_them() {
     let e = prefetchlab::simulate(&c).unwrap_err().to_string();
     assert!(e.contains("workload.stream_by") && e.contains("only blkparse"), "{e}");
 }
+
+/// Every block a record touches counts once, as a hit or a miss: four reads
+/// fill a four-block array cache with blocks in flight, then a write of two
+/// blocks (one of them in flight, one new) arrives at the same instant. The
+/// in-flight block is a hit for the write (its slot is there); the new one
+/// finds no slot to take and goes around the cache, a miss all the same.
+#[test]
+fn a_write_that_finds_every_slot_in_flight_is_counted() {
+    let dir = std::env::temp_dir().join(format!("prefetchlab-trace-replay-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("in-flight.spc");
+    let reads: String = (0..4).map(|i| format!("0,{},4096,R,0.0\n", i * 80_000)).collect();
+    std::fs::write(&path, format!("{reads}0,0,8192,W,0.0\n")).unwrap();
+    let mut c = config(&path);
+    c.workload.format = "spc".into();
+    c.array_cache.size.0 = 16 << 10;
+    let (timed, _) = run(&c);
+    assert_eq!((timed.hits, timed.misses), (1, 5), "{timed:?}");
+    c.run.mode = RunMode::CacheOnly;
+    let (cache_only, _) = run(&c);
+    assert_eq!(cache_only.hits + cache_only.misses, 6, "{cache_only:?}");
+}

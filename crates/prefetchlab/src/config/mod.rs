@@ -1985,6 +1985,13 @@ impl Config {
                     "run.mode = \"cache-only\" simulates the array cache: give its size (e.g. \"1GiB\")",
                 ));
             }
+            if self.output.io_log {
+                return Err(Error::config(
+                    "output.io_log",
+                    "the event log holds a timed run's windows and disk requests; run.mode = \"cache-only\" has \
+                     neither (drop output.io_log, or set run.mode = \"timed\")",
+                ));
+            }
         }
         if !trace {
             if self.array_cache.prefetch == BlockPrefetchPolicy::Linux {
@@ -2511,6 +2518,8 @@ mod tests {
         assert!(refused(co, &["workload.fragments=0"], "workload.fragments").contains("1..="));
         assert!(refused(co, &["workload.fragments=4"], "workload.fragments").contains("timed"));
         assert!(refused(co, &["run.mode=cached"], "run.mode").contains("cache-only"));
+        assert!(refused(co, &["output.io_log=true"], "output.io_log").contains("run.mode = \"timed\""));
+        ok(&["run.mode=timed", "output.io_log=true"]).unwrap();
         // a timed run caches pages
         assert!(refused("", &["array_cache.size=1MiB", "array_cache.block=8KiB"], "array_cache.block")
             .contains("4KiB"));

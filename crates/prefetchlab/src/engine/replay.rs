@@ -346,6 +346,8 @@ impl Engine {
                 ac.access(slot);
             } else {
                 let Some((filled, ev)) = ac.try_fill(b, false) else {
+                    // every slot in flight: written around the cache, a miss all the same
+                    ac.stats.misses += 1;
                     held = false;
                     continue;
                 };
