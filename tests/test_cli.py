@@ -477,7 +477,7 @@ def test_what_the_reader_tolerated_in_a_drive_file_is_a_warning(cheetah: Path, s
 
 
 def test_the_drives_of_a_configuration_include_a_topology_s_tiers() -> None:
-    from prefetchlab.experiments_cli import drives_in
+    from prefetchlab.inputs import drives_in
 
     config = {
         "disk": {"kind": "hdd", "model": "cheetah-15k5"},

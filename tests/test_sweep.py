@@ -194,9 +194,55 @@ def test_runs_stored_by_another_engine_build_are_run_again(tmp_path: Path) -> No
     con.close()
     again = cli("sweep", exp, "--workers", "2")
     assert again.returncode == 0, again.stderr
-    assert "5 run now (5 stored by another engine build), 27 already stored" in again.stdout
+    assert (
+        "5 run now (5 stored by another engine build or from changed files), 27 already stored"
+        in again.stdout
+    )
     con = duckdb.connect(str(db), read_only=True)
     assert con.execute("SELECT DISTINCT version FROM runs").fetchall() == [(prefetchlab.engine_version,)]
+    con.close()
+
+
+def test_rows_of_another_engine_build_no_longer_in_the_sweep_are_removed(tmp_path: Path) -> None:
+    # A configuration key added since changes every run id: the old build's rows would stand
+    # beside the new ones in exports and figures, and no run of this engine could reuse them.
+    exp = write(tmp_path, "demo.toml", demo_like())
+    assert cli("sweep", exp, "--workers", "2").returncode == 0
+    db = tmp_path / "results.duckdb"
+    con = duckdb.connect(str(db))
+    con.execute(
+        "UPDATE runs SET run_id = 'old' || run_id, version = '0.1.0' "
+        "WHERE run_id IN (SELECT run_id FROM runs LIMIT 3)"
+    )
+    con.close()
+    again = cli("sweep", exp, "--workers", "2")
+    assert again.returncode == 0, again.stderr
+    assert "3 run now, 29 already stored" in again.stdout
+    assert "3 rows of other engine builds removed" in again.stdout
+    con = duckdb.connect(str(db), read_only=True)
+    assert con.execute("SELECT count(*), count(DISTINCT version) FROM runs").fetchall() == [(32, 1)]
+    con.close()
+
+
+def test_a_trace_changed_in_place_is_run_again(tmp_path: Path) -> None:
+    # A run's id names the trace by its path: the digest of its contents decides reuse.
+    trace = tmp_path / "t.spc"
+    trace.write_text("".join(f"0,{i * 8},4096,r,{i / 1000:.3f}\n" for i in range(200)))
+    exp = write(
+        tmp_path,
+        "tr.toml",
+        '[experiment]\nname = "tr"\n[array_cache]\nsize = "1MiB"\nprefetch = ["none", "obl"]\n'
+        '[workload]\nkind = "trace"\npath = "t.spc"\nformat = "spc"\n[run]\nmode = "cache-only"\n',
+    )
+    assert cli("sweep", exp, "--workers", "1").returncode == 0
+    again = cli("sweep", exp, "--workers", "1")
+    assert "0 run now, 2 already stored" in again.stdout
+    trace.write_text("".join(f"0,{i * 8},4096,r,{i / 1000:.3f}\n" for i in range(50)))
+    changed = cli("sweep", exp, "--workers", "1")
+    assert changed.returncode == 0, changed.stderr
+    assert "2 run now (2 stored by another engine build or from changed files)" in changed.stdout
+    con = duckdb.connect(str(tmp_path / "results.duckdb"), read_only=True)
+    assert con.execute("SELECT DISTINCT hits + misses FROM runs").fetchall() == [(50,)]
     con.close()
 
 

@@ -24,8 +24,9 @@ from typing import Any, NoReturn
 from prefetchlab import engine_version
 from prefetchlab._engine import PrefetchlabError
 from prefetchlab.api import simulate, validate_disk
-from prefetchlab.experiments_cli import drives_in, is_disksim_file, say_warnings, warn_drives
 from prefetchlab.experiments_cli import register as register_experiments
+from prefetchlab.experiments_cli import say_warnings, warn_drives
+from prefetchlab.inputs import drives_in, is_disksim_file
 from prefetchlab.ipods_cli import register as register_ipods
 from prefetchlab.trace_cli import register as register_trace
 

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from prefetchlab import engine_version
+from prefetchlab.inputs import drives_in, is_disksim_file
 
 if TYPE_CHECKING:
     from prefetchlab.experiment import Experiment
@@ -93,12 +94,6 @@ def _db(args: argparse.Namespace, exp: Experiment | None) -> Path:
     return shared if not here.exists() and shared.exists() else here
 
 
-def is_disksim_file(model: str) -> bool:
-    """Whether `disk.model` names a DiskSim description file rather than a built-in preset (as
-    the engine tells them apart)."""
-    return model.lower().endswith((".parv", ".diskspecs"))
-
-
 def say_warnings(warnings: Iterable[str]) -> None:
     """One ``prefetchlab: warning:`` line on stderr each."""
     for warning in warnings:
@@ -126,19 +121,6 @@ def warn_drives(disks: Iterable[dict[str, Any]]) -> None:
             say_warnings(drive_facts(model, list(overrides))["warnings"])
         except PrefetchlabError:
             continue
-
-
-def drives_in(config: Any) -> Iterator[dict[str, Any]]:
-    """The drives a resolved configuration names: its `disk` table and every device table of
-    a `[topology]` (each a table with `kind` and `model`), wherever they sit."""
-    if isinstance(config, dict):
-        if "kind" in config and "model" in config:
-            yield config
-        for value in config.values():
-            yield from drives_in(value)
-    elif isinstance(config, list):
-        for value in config:
-            yield from drives_in(value)
 
 
 def _run_disks(exp: Experiment) -> Iterator[dict[str, Any]]:

@@ -2,8 +2,10 @@
 
 Columns: ``run_id`` (the stable id of the resolved configuration), ``experiment``, ``config``
 (the resolved configuration as JSON text), one column per metric named after it
-(:mod:`prefetchlab.schema`), ``seed`` (``run.seed``), ``version`` (prefetchlab's) and
-``wall_s`` (the run's wall time, seconds). The key is (experiment, run_id): the same
+(:mod:`prefetchlab.schema`), ``seed`` (``run.seed``), ``version`` (prefetchlab's and its
+engine build's, ``prefetchlab.engine_version``), ``inputs`` (a digest of the files the run read:
+its trace, DiskSim descriptions; :mod:`prefetchlab.inputs`) and ``wall_s`` (the run's wall
+time, seconds). The key is (experiment, run_id): the same
 configuration in two experiments is stored once for each.
 
 Each finished run is written in its own transaction as soon as it is handed over, so a sweep
@@ -46,6 +48,7 @@ def columns() -> dict[str, str]:
         **metric_types(),
         "seed": "UBIGINT",
         "version": "TEXT",
+        "inputs": "TEXT",
         "wall_s": "DOUBLE",
     }
 
@@ -119,6 +122,32 @@ class ResultsDB:
             rows = con.execute(sql, params).fetchall()
         return {r[0] for r in rows}
 
+    def stored_inputs(self, experiment: str, version: str) -> dict[str, str | None]:
+        """The runs of ``experiment`` stored by ``version``: run id → the digest of the files
+        each read (None for a row stored before digests were kept). Call :meth:`create` first:
+        it adds the column to an older file."""
+        with connect(self.path, read_only=True) as con:
+            rows = con.execute(
+                "SELECT run_id, inputs FROM runs WHERE experiment = ? AND version = ?",
+                [experiment, version],
+            ).fetchall()
+        return {r[0]: r[1] for r in rows}
+
+    def drop_other_versions(self, experiment: str, version: str) -> int:
+        """Deletes the rows of ``experiment`` stored by another version than ``version`` (an
+        engine built from other sources): no run of this engine can reuse them, and exports
+        and figures would mix them with its own. Returns how many went."""
+        if not self.exists():
+            return 0
+        with connect(self.path) as con:
+            if not _has_table(con):
+                return 0
+            where = "experiment = ? AND version IS DISTINCT FROM ?"
+            n = con.execute(f"SELECT count(*) FROM runs WHERE {where}", [experiment, version]).fetchone()
+            if n and n[0]:
+                con.execute(f"DELETE FROM runs WHERE {where}", [experiment, version])
+            return int(n[0]) if n else 0
+
     def write(self, experiment: str, run_id: str, config_json: str, result: Mapping[str, Any]) -> None:
         """Stores one finished run in its own transaction (replacing a stored one: --force)."""
         self.write_many(experiment, [(run_id, config_json, result)])
@@ -145,6 +174,7 @@ class ResultsDB:
                     *(metrics[n] for n in names),
                     seed,
                     result["version"],
+                    result.get("inputs", ""),
                     result["wall_s"],
                 ]
             )

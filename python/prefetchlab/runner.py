@@ -33,6 +33,7 @@ from typing import Any, Protocol
 from prefetchlab import engine_version
 from prefetchlab._engine import PrefetchlabError
 from prefetchlab.experiment import Experiment, RunSpec
+from prefetchlab.inputs import inputs_digest
 from prefetchlab.results import ResultsDB
 
 #: How long connecting to a Dask scheduler may take before it is reported unreachable.
@@ -251,15 +252,24 @@ class SweepSummary:
     total: int
     stored_before: int
     ran: int
-    #: Runs stored by an engine built from other sources, run again (or to be, if they failed).
+    #: Runs stored by an engine built from other sources, or from input files (a trace, a
+    #: DiskSim description) that have changed since: run again (or to be, if they failed).
     outdated: int = 0
+    #: Rows of the experiment stored by other engine builds and not run again here (runs no
+    #: longer in the sweep, such as those of a configuration key added since): deleted.
+    dropped: int = 0
 
     def line(self) -> str:
         """The summary a command prints: runs, run now, reused, where."""
-        again = f" ({self.outdated} stored by another engine build)" if self.outdated else ""
+        again = (
+            f" ({self.outdated} stored by another engine build or from changed files)"
+            if self.outdated
+            else ""
+        )
+        gone = f"; {self.dropped} rows of other engine builds removed" if self.dropped else ""
         return (
             f"{self.experiment}: {self.total} runs, {self.ran} run now{again}, "
-            f"{self.stored_before} already stored -> {self.db}"
+            f"{self.stored_before} already stored -> {self.db}{gone}"
         )
 
 
@@ -285,8 +295,9 @@ def sweep(
     failed: list[tuple[RunSpec, str]] = []
     try:
         db.create()
-        stored = set() if force else db.stored_ids(exp.name, engine_version)
-        todo = [r for r in exp.runs if r.run_id not in stored]
+        digests = {r.run_id: inputs_digest(r.config_json) for r in exp.runs}
+        stored = {} if force else db.stored_inputs(exp.name, engine_version)
+        todo = [r for r in exp.runs if r.run_id not in stored or stored[r.run_id] != digests[r.run_id]]
         outdated = 0 if force else len({r.run_id for r in todo} & db.stored_ids(exp.name))
         by_config: dict[str, RunSpec] = {r.config_json: r for r in todo}
         done_before = len(exp.runs) - len(todo)
@@ -297,7 +308,11 @@ def sweep(
             else:
                 batches = backend.run(execute, list(by_config))
             for batch in batches:
-                ok = [(by_config[c].run_id, c, result) for c, result in batch if "error" not in result]
+                ok = [
+                    (by_config[c].run_id, c, {**result, "inputs": digests[by_config[c].run_id]})
+                    for c, result in batch
+                    if "error" not in result
+                ]
                 db.write_many(exp.name, ok)
                 bar.update(len(ok))
                 failed += [(by_config[c], result["error"]) for c, result in batch if "error" in result]
@@ -308,11 +323,12 @@ def sweep(
         backend.abort()
         raise
     backend.close()
+    dropped = db.drop_other_versions(exp.name, engine_version)
     if failed:
         run, error = failed[0]
         more = f" ({len(failed) - 1} more failed runs not stored)" if len(failed) > 1 else ""
         raise RunFailed(run.config_json, PrefetchlabError(f"{_name(run)}: {error}{more}"))
-    return SweepSummary(exp.name, db.path, len(exp.runs), done_before, len(todo), outdated)
+    return SweepSummary(exp.name, db.path, len(exp.runs), done_before, len(todo), outdated, dropped)
 
 
 def _name(run: RunSpec) -> str:
