@@ -50,8 +50,10 @@ use replay::TraceReplay;
 
 mod array_prefetch;
 mod array_readahead;
+mod log_append;
 mod replay;
 use crate::workload::{self, Generator};
+use log_append::LogAppend;
 
 /// Runs one configuration to the end and reports what it measured.
 pub fn simulate(cfg: &Config) -> Result<Report> {
@@ -110,6 +112,8 @@ enum Ev {
     Arrive,
     /// Closed-loop replay: a trace stream's think time is over.
     TraceIssue(u32),
+    /// The webserver's log: the journal commits.
+    LogCommit,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -130,6 +134,10 @@ enum IoKind {
     WritePre { req: u32 },
     /// The disk writes of trace request `req`.
     WriteOut { req: u32 },
+    /// The reads a write of the webserver's log needs first.
+    LogWritePre,
+    /// The disk writes of a write of the webserver's log.
+    LogWriteOut,
 }
 
 /// How [`Engine::fill_blocks`] fills the array cache.
@@ -280,6 +288,8 @@ struct Engine {
     /// A file-set workload: the configuration a newly opened file's
     /// readahead state is built from.
     fileset_cfg: Option<Box<Config>>,
+    /// The webserver's log file and its appends ([`log_append`]).
+    weblog: Option<Box<LogAppend>>,
 }
 
 impl Engine {
@@ -304,6 +314,9 @@ impl Engine {
         let strip_blocks = cfg.array.strip.pages();
         let layout = ArrayLayout::new(cfg.array.layout, disks, strip_blocks, disk_blocks)?;
         let (gens, file_pages) = workload::build(cfg);
+        // the webserver's log is the last file, its writes the journal thread's
+        let weblog = (workload::log_capacity_pages(cfg) > 0)
+            .then(|| Box::new(LogAppend::new(file_pages.len() as u32 - 1, gens.len() as u32)));
         let mut fs_rng = Rng::derive(cfg.run.seed, "fs");
         let fs = FileSystem::build(&cfg.fs, &file_pages, layout.capacity_blocks(), &mut fs_rng)?;
         let meta_blocks = fs.meta_blocks() as usize;
@@ -395,6 +408,7 @@ impl Engine {
             active_streams: streams_n as u32,
             fileset_cfg: matches!(cfg.workload.kind, WorkloadKind::Webserver | WorkloadKind::Fileserver)
                 .then(|| Box::new(cfg.clone())),
+            weblog,
         };
         let mut engine = engine;
         if cfg.workload.kind == WorkloadKind::Trace {
@@ -414,11 +428,17 @@ impl Engine {
         self.trace_start()?;
         let requests_total: u64 = self.streams.iter().map(|s| s.gen.spec.requests).sum();
         let mut events: u64 = 0;
+        // the time of the last event that did something
+        let mut last_ns = 0;
         while let Some((t, ev)) = self.events.pop() {
             if self.duration_ns > 0 && t > self.duration_ns {
                 self.end_ns = self.duration_ns;
                 return Ok(());
             }
+            if matches!(ev, Ev::LogCommit) && self.active_streams == 0 {
+                continue; // the run ended with its last read: no commit, no time
+            }
+            last_ns = t;
             events += 1;
             if events.is_multiple_of(PROGRESS_EVERY_EVENTS) {
                 let p = Progress {
@@ -443,12 +463,13 @@ impl Engine {
                 }
                 Ev::Arrive => self.trace_arrive()?,
                 Ev::TraceIssue(s) => self.trace_issue_next(s)?,
+                Ev::LogCommit => self.log_commit(),
             }
             while let Some(s) = self.woken.pop() {
                 self.advance(s, policies);
             }
         }
-        self.end_ns = self.streams.iter().map(|s| s.finish_ns).max().unwrap_or(0).max(self.events.now_ns());
+        self.end_ns = self.streams.iter().map(|s| s.finish_ns).max().unwrap_or(0).max(last_ns);
         if self.duration_ns > 0 {
             self.end_ns = self.end_ns.min(self.duration_ns);
         }
@@ -480,6 +501,9 @@ impl Engine {
     /// A stream issues its next request (or finishes).
     fn start_request(&mut self, s: u32, policies: &mut [Box<dyn Readahead>]) {
         let now = self.events.now_ns();
+        if let Some(bytes) = self.streams[s as usize].gen.take_append() {
+            self.log_append(bytes); // a buffered write: the thread goes on at once
+        }
         let st = &mut self.streams[s as usize];
         let Some((file, offset, len)) = st.gen.next_request() else {
             st.state = StreamState::Done;
@@ -1132,6 +1156,8 @@ impl Engine {
                 IoKind::Direct => self.direct_done(x.stream),
                 IoKind::TraceRead { req } | IoKind::WriteOut { req } => self.trace_done(req),
                 IoKind::WritePre { req } => self.write_out(req),
+                IoKind::LogWritePre => self.log_write_out(x.array_block, x.blocks),
+                IoKind::LogWriteOut => {}
             }
             let mut w = x.waiters;
             while w != NONE {
@@ -1157,9 +1183,12 @@ impl Engine {
         let trace = self.trace.take();
         let t = trace.as_deref();
         let bytes: u64 = self.streams.iter().map(|s| s.bytes).sum::<u64>() + t.map_or(0, |t| t.bytes_read);
-        let requests: u64 =
-            self.streams.iter().map(|s| s.requests).sum::<u64>() + t.map_or(0, |t| t.requests);
-        let bytes_written = t.map_or(0, |t| t.bytes_written);
+        // a webserver's log appends are application writes (buffered: no latency)
+        let requests: u64 = self.streams.iter().map(|s| s.requests).sum::<u64>()
+            + t.map_or(0, |t| t.requests)
+            + self.weblog.as_ref().map_or(0, |l| l.appends);
+        let bytes_written =
+            t.map_or(0, |t| t.bytes_written) + self.weblog.as_ref().map_or(0, |l| l.bytes_written);
         let mut lat = std::mem::take(&mut self.latencies_ns);
         lat.sort_unstable();
         let ms = |ns: u64| ns as f64 / NS_PER_MS as f64;
@@ -1189,7 +1218,7 @@ impl Engine {
             bandwidth_mb_s: bytes as f64 / 1e6 / sim_s,
             iops: requests as f64 / sim_s,
             app_requests: requests,
-            writes: t.map_or(0, |t| t.writes),
+            writes: t.map_or(0, |t| t.writes) + self.weblog.as_ref().map_or(0, |l| l.appends),
             bytes_read: bytes,
             bytes_written,
             write_bandwidth_mb_s: bytes_written as f64 / 1e6 / sim_s,

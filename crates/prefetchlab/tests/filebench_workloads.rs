@@ -29,6 +29,54 @@ fn fileserver_threads_read_whole_files_and_sara_splits_fewer_requests() {
     assert!(simulate(&web).unwrap().metrics.app_requests >= 40);
 }
 
+/// FileBench's webserver appends to its log after every 10 files: buffered,
+/// written at ext3's next journal commit (every 5 s) in the journal thread's
+/// context, after the file set on the disks; the files read are those of a
+/// run without the log; a commit due after the last read is not made.
+#[test]
+fn the_webserver_appends_to_its_log_and_the_journal_writes_it() {
+    for layout in ["raid0'\ndisks = 3", "raid5'\ndisks = 5"] {
+        let toml = format!(
+            "[array]\nlayout = '{layout}\nstrip = '64KiB'\n[workload]\nkind = 'webserver'\nstreams = 4\n\
+             files = 100\nfile_size = '64KiB'\nrecord = '16KiB'\nrequests = 20\nthink_time = '100ms'\n\
+             [output]\nio_log = true\n"
+        );
+        let with = simulate(&Config::from_toml(&toml, &[]).unwrap()).unwrap();
+        let without =
+            simulate(&Config::from_toml(&toml, &["workload.log_append=0".into()]).unwrap()).unwrap();
+        let (m, m0) = (&with.metrics, &without.metrics);
+        // 4 threads × 20 files: two appends each, of 1 to 16 KiB
+        assert_eq!((m.writes, m0.writes), (8, 0));
+        assert!(m.bytes_written >= 8 && m.bytes_written <= 8 * 16384, "{}", m.bytes_written);
+        assert_eq!((m.bytes_read, m.app_requests), (m0.bytes_read, m0.app_requests + 8));
+        // 20 files of about 4 reads 100 ms apart: the first appends at about 4 s,
+        // committed at 5 s; the last at the end, whose commit (10 s) is not made
+        assert!(m.sim_time_s > 6.0 && m.sim_time_s < 10.0, "{}", m.sim_time_s);
+        let log = with.io_log.as_ref().unwrap();
+        let journal: Vec<usize> = (0..log.len())
+            .filter(|&i| {
+                log.event[i] == prefetchlab::metrics::IoEvent::BlockRequest as u8 && log.stream[i] == 4
+            })
+            .collect();
+        assert!(!journal.is_empty(), "no journal write");
+        // the log file lies after the file set: beyond every block read
+        let read_max = (0..log.len())
+            .filter(|&i| {
+                log.event[i] == prefetchlab::metrics::IoEvent::BlockRequest as u8 && log.stream[i] < 4
+            })
+            .map(|i| log.array_block[i])
+            .max()
+            .unwrap();
+        assert!(journal.iter().all(|&i| log.array_block[i] > read_max));
+        let writes = (0..log.len())
+            .filter(|&i| log.event[i] == prefetchlab::metrics::IoEvent::DiskWriteDispatch as u8);
+        assert!(writes.count() >= journal.len());
+        if layout.starts_with("raid5") {
+            assert!(m.rmw_stripes + m.rcw_stripes > 0, "md's parity work for a partial stripe");
+        }
+    }
+}
+
 #[test]
 fn a_videoserver_stream_keeps_its_rate() {
     let toml = format!(
@@ -55,6 +103,15 @@ fn bad_file_sets_name_the_key() {
         let err = Config::from_toml(&toml, &[]).unwrap_err().to_string();
         assert!(err.contains(key), "{err}");
     }
+    // the log append: the webserver's, at most 1 MiB
+    let err = Config::from_toml("[workload]\nkind = 'fileserver'\nlog_append = '8KiB'\n", &[]).unwrap_err();
+    assert!(
+        err.to_string().contains("`workload.log_append`")
+            && err.to_string().contains("\"fileserver\" has none")
+    );
+    let err = Config::from_toml("[workload]\nkind = 'webserver'\nlog_append = '2MiB'\n", &[]).unwrap_err();
+    assert!(err.to_string().contains("0 (no log) to 1MiB"), "{err}");
+    Config::from_toml("[workload]\nkind = 'webserver'\nlog_append = 0\n", &[]).unwrap();
 }
 
 /// [IEICE13] Fig. 11's setting through the stack: the same file set on an

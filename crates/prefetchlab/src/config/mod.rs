@@ -294,6 +294,8 @@ impl Default for NetworkConfig {
 
 /// The most files a FileBench-style file set has.
 pub const MAX_FILESET_FILES: u32 = 10_000_000;
+/// The largest `workload.log_append`.
+pub const MAX_LOG_APPEND_BYTES: u64 = 1 << 20;
 
 /// The most storage nodes a topology has.
 pub const MAX_STORAGE_NODES: u64 = 4096;
@@ -1060,6 +1062,11 @@ pub struct WorkloadConfig {
     /// `videoserver`: bytes per second each stream reads at (0: as fast as
     /// it is served).
     pub rate: Size,
+    /// `webserver`: FileBench's log append (`appendfilerand` of
+    /// `$meanappendsize`): after every 10 files a thread appends a size
+    /// drawn uniformly from 1 to this many bytes to one shared log file
+    /// (0: no log). See [`crate::workload`].
+    pub log_append: Size,
 }
 
 impl Default for WorkloadConfig {
@@ -1084,6 +1091,7 @@ impl Default for WorkloadConfig {
             files: 1000,
             gamma_shape: crate::workload::FILEBENCH_GAMMA_SHAPE,
             rate: Size(0),
+            log_append: Size(crate::workload::FILEBENCH_MEAN_APPEND_BYTES),
         }
     }
 }
@@ -1923,6 +1931,22 @@ impl Config {
         }
         if w.kind == WorkloadKind::Videoserver {
             units::check_stream_rate(w.rate.0).map_err(|m| Error::config("workload.rate", m))?;
+        }
+        if w.log_append.0 > MAX_LOG_APPEND_BYTES {
+            return Err(Error::config(
+                "workload.log_append",
+                format!("the largest log append, 0 (no log) to 1MiB, got {} bytes", w.log_append.0),
+            ));
+        }
+        if w.kind != WorkloadKind::Webserver && w.log_append.0 != crate::workload::FILEBENCH_MEAN_APPEND_BYTES
+        {
+            return Err(Error::config(
+                "workload.log_append",
+                format!(
+                    "the log append is the webserver's; workload.kind = \"{}\" has none",
+                    format!("{:?}", w.kind).to_lowercase()
+                ),
+            ));
         }
         if w.file_size.0 < w.record.0 && !fileset {
             return Err(Error::config(

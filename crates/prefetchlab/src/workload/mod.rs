@@ -14,10 +14,19 @@
 //!   to whole pages; each of `streams` threads picks a file uniformly at
 //!   random and reads it whole in `record`-byte requests, `requests` files
 //!   in all (0: `files / streams`, at least 1). Opening a new file starts a
-//!   new readahead state, as a new `struct file` does. The webserver's log
-//!   append and the fileserver's writes are left out: files are read-only
-//!   in this simulator ([IEICE13] also removed the fileserver's writes).
-//!   The two differ only in the sizes a user gives them.
+//!   new readahead state, as a new `struct file` does. The fileserver's
+//!   writes are left out (\[IEICE13\] removed them too).
+//! * The webserver's log append (FileBench's webserver.f: after every 10
+//!   whole-file reads, `appendfilerand` to the one file of `logfiles`, of a
+//!   size drawn uniformly from 1 to `$meanappendsize` = 16 KiB bytes):
+//!   after every [`LOG_EVERY_FILES`] files a thread appends a size drawn
+//!   uniformly from 1 to `workload.log_append` bytes (0: no log) to a log
+//!   file placed after the file set, from a random stream of its own (so the
+//!   files read are those of a run without the log). The append is a
+//!   buffered write: the thread goes on at once, and the engine writes the
+//!   pages dirtied to the disks at the next journal commit (see
+//!   [`crate::engine`]). The log file is sized for every append the run can
+//!   make ([`log_capacity_pages`]) and is never read.
 //! * `videoserver` — each stream reads its own file sequentially at
 //!   `workload.rate` bytes per second: request `k` is issued no earlier than
 //!   `k × record / rate` after the first (0: as fast as served).
@@ -50,6 +59,8 @@ pub struct StreamSpec {
     pub interval_ns: u64,
     /// A file set (`webserver`, `fileserver`): the bytes of each file.
     pub fileset: Option<std::sync::Arc<[u64]>>,
+    /// `webserver`: the largest log append, bytes (0: no log).
+    pub log_append_bytes: u64,
 }
 
 /// The request generator of one stream.
@@ -61,9 +72,59 @@ pub struct Generator {
     cur_file: u32,
     cur_bytes: u64,
     cur_offset: u64,
+    /// The log append's sizes (a stream of its own, so that the log leaves
+    /// the files read as they are without it).
+    log_rng: Rng,
+    /// Files read whole at the last log append.
+    appended_at: u64,
+}
+
+/// Files a webserver thread reads between two log appends (webserver.f's
+/// ten `readwholefile` flowops per `appendfilerand`).
+pub const LOG_EVERY_FILES: u64 = 10;
+
+/// FileBench's `$meanappendsize` (webserver.f), the default of
+/// `workload.log_append`.
+pub const FILEBENCH_MEAN_APPEND_BYTES: u64 = 16 << 10;
+
+/// The pages of the webserver's log file: room for every append the run's
+/// threads can make (0 without a log).
+pub fn log_capacity_pages(cfg: &Config) -> u64 {
+    let w = &cfg.workload;
+    if w.kind != WorkloadKind::Webserver || w.log_append.0 == 0 {
+        return 0;
+    }
+    let appends = u64::from(w.streams) * files_per_thread(cfg).div_ceil(LOG_EVERY_FILES);
+    (appends * w.log_append.0).div_ceil(PAGE_BYTES).max(1)
+}
+
+/// Whole files each thread of a file set reads.
+fn files_per_thread(cfg: &Config) -> u64 {
+    let w = &cfg.workload;
+    if w.requests > 0 {
+        w.requests
+    } else {
+        (w.files as u64 / w.streams as u64).max(1)
+    }
 }
 
 impl Generator {
+    /// `webserver`: the bytes of the log append due before the thread's
+    /// next file (after every [`LOG_EVERY_FILES`] files read whole, the
+    /// last ones included), or `None`.
+    pub fn take_append(&mut self) -> Option<u64> {
+        let max = self.spec.log_append_bytes;
+        if max == 0 || self.cur_offset < self.cur_bytes {
+            return None;
+        }
+        let done = self.issued;
+        if done == 0 || !done.is_multiple_of(LOG_EVERY_FILES) || done == self.appended_at {
+            return None;
+        }
+        self.appended_at = done;
+        Some(1 + self.log_rng.below(max))
+    }
+
     /// The next request as `(file, offset_bytes, len_bytes)`, or `None` when done.
     pub fn next_request(&mut self) -> Option<(u32, u64, u64)> {
         if let Some(set) = &self.spec.fileset {
@@ -135,7 +196,8 @@ pub fn fileset(cfg: &Config) -> Vec<u64> {
         .collect()
 }
 
-/// The streams of a configuration and the sizes (pages) of the files they read.
+/// The streams of a configuration and the sizes (pages) of the files they
+/// read (for a webserver with a log, the log file last).
 pub fn build(cfg: &Config) -> (Vec<Generator>, Vec<u64>) {
     let w = &cfg.workload;
     if w.kind == WorkloadKind::Trace {
@@ -146,12 +208,9 @@ pub fn build(cfg: &Config) -> (Vec<Generator>, Vec<u64>) {
     let random = w.kind == WorkloadKind::Random;
     let set = matches!(w.kind, WorkloadKind::Webserver | WorkloadKind::Fileserver);
     let fileset: Option<std::sync::Arc<[u64]>> = set.then(|| fileset(cfg).into());
+    let log_pages = log_capacity_pages(cfg);
     let requests = if set {
-        if w.requests > 0 {
-            w.requests
-        } else {
-            (w.files as u64 / w.streams as u64).max(1)
-        }
+        files_per_thread(cfg)
     } else if random && w.requests > 0 {
         w.requests
     } else {
@@ -174,18 +233,24 @@ pub fn build(cfg: &Config) -> (Vec<Generator>, Vec<u64>) {
                 think_ns: w.think_time.0,
                 interval_ns,
                 fileset: fileset.clone(),
+                log_append_bytes: if log_pages > 0 { w.log_append.0 } else { 0 },
             },
             issued: 0,
             rng: Rng::derive(cfg.run.seed, &format!("stream{i}")),
             cur_file: 0,
             cur_bytes: 0,
             cur_offset: 0,
+            log_rng: Rng::derive(cfg.run.seed, &format!("log{i}")),
+            appended_at: 0,
         })
         .collect();
-    let pages = match &fileset {
+    let mut pages: Vec<u64> = match &fileset {
         Some(f) => f.iter().map(|b| b / PAGE_BYTES).collect(),
         None => vec![file_bytes.div_ceil(PAGE_BYTES); w.streams as usize],
     };
+    if log_pages > 0 {
+        pages.push(log_pages); // the log file, after the file set
+    }
     (gens, pages)
 }
 
@@ -250,6 +315,43 @@ mod tests {
         assert_eq!(files, 10);
         let (mut h, _) = build(&cfg);
         assert_eq!(reqs, std::iter::from_fn(|| h[0].next_request()).collect::<Vec<_>>(), "seeded");
+    }
+
+    /// A webserver thread appends to the log after every 10th file, the
+    /// last included, 1 to `log_append` bytes from a stream of its own: the
+    /// files it reads are those of a run without the log.
+    #[test]
+    fn a_webserver_thread_appends_after_every_ten_files() {
+        let toml = "[workload]\nkind='webserver'\nstreams=2\nfiles=50\nfile_size='64KiB'\nrecord='1MiB'\nrequests=25";
+        let read = |sets: &[&str]| {
+            let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+            let cfg = Config::from_toml(toml, &sets).unwrap();
+            let (mut g, pages) = build(&cfg);
+            let mut files = Vec::new();
+            let mut appends = Vec::new();
+            loop {
+                if let Some(bytes) = g[1].take_append() {
+                    appends.push((files.len(), bytes));
+                }
+                let Some((f, o, _)) = g[1].next_request() else { break };
+                if o == 0 {
+                    files.push(f);
+                }
+            }
+            (files, appends, pages.len(), log_capacity_pages(&cfg))
+        };
+        let (files, appends, n, capacity) = read(&[]);
+        assert_eq!(files.len(), 25);
+        // after files 10 and 20 (the 25th ends no tenth: no append)
+        assert_eq!(appends.iter().map(|a| a.0).collect::<Vec<_>>(), vec![10, 20]);
+        assert!(appends.iter().all(|a| (1..=16384).contains(&a.1)), "{appends:?}");
+        // the log file after the file set, room for 2 threads × 3 appends of 16 KiB
+        assert_eq!((n, capacity), (51, 2 * 3 * 4));
+        let (files0, appends0, n0, capacity0) = read(&["workload.log_append=0"]);
+        assert_eq!((files0, appends0.len(), n0, capacity0), (files, 0, 50, 0));
+        let (_, appends1, _, _) = read(&["workload.requests=20"]);
+        assert_eq!(appends1.iter().map(|a| a.0).collect::<Vec<_>>(), vec![10, 20], "the last tenth too");
+        assert_eq!(appends1, appends, "seeded");
     }
 
     #[test]
