@@ -104,3 +104,6 @@ def test_the_timeline_figure_draws_every_copy_fetch_and_stall(tmp_path: Path) ->
     assert proc.returncode == 0, proc.stderr
     assert out.stat().st_size > 10_000 and "HDD → SSD copy" in out.read_text()
     assert_one_line_error(run_cli("ipods", "plan", *FIG2, "--figure", out), "--figure", "--blocks")
+    bad = run_cli("ipods", "plan", *FIG2, "--blocks", "13", "--figure", tmp_path / "f.xyz")
+    assert_one_line_error(bad, "f.xyz", ".png, .svg or .pdf")
+    assert not bad.stdout and not (tmp_path / "f.xyz").exists()

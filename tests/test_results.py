@@ -42,6 +42,11 @@ def test_claims_compare_ratios_and_report_ours_as_the_ratio() -> None:
     assert out.holds and out.ours_kind == "value" and out.ours == pytest.approx(20 / 3)
     out = evaluate(_bound("max(lat) - min(lat) == 2", ids), VALUES)
     assert out.holds
+    # a division by zero is no evidence: neither side infinite nor undefined holds
+    zero = {"a": {"bw": 10.0, "lat": 2.0}, "b": {"bw": 0.0, "lat": 4.0}}
+    assert not evaluate(_bound("bw[run=a] / bw[run=b] > 1", ids), zero).holds
+    assert not evaluate(_bound("lat[run=a] < bw[run=b] / bw[run=b]", ids), zero).holds
+    assert evaluate(_bound("bw[run=b] / bw[run=a] < 1", ids), zero).holds
     out = evaluate(_bound("bw[run=a] / bw[run=b] < (1 + 1.5)", ids, ours="lat[run=b]"), VALUES)
     assert not out.holds and out.ours == 3.0
 
@@ -152,6 +157,18 @@ def test_an_old_file_gains_new_metric_columns(tmp_path: Path) -> None:
     con.close()
     ResultsDB(path).create()
     assert set(metric_names()) <= set(columns(path))
+
+
+def test_a_database_of_another_program_is_named(tmp_path: Path) -> None:
+    db = tmp_path / "other.duckdb"
+    con = duckdb.connect(str(db))
+    con.execute("CREATE TABLE runs (a INTEGER)")
+    con.close()
+    exp = write(tmp_path, "demo.toml", demo_like())
+    for args in (("sweep", exp, "--db", db), ("results", "show", "demo", "--db", db)):
+        r = cli(*args)
+        assert r.returncode == 2, r.stderr
+        assert "not a prefetchlab results database" in r.stderr and "internal error" not in r.stderr
 
 
 def test_export_parquet_and_show(tmp_path: Path) -> None:

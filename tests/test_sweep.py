@@ -346,6 +346,23 @@ paper = "yes"
     assert not (tmp_path / "results.duckdb").exists()
 
 
+def test_claim_over_a_text_metric_is_refused_before_any_run(tmp_path: Path) -> None:
+    from prefetchlab.claims import TEXT_METRICS
+    from prefetchlab.schema import metric_types
+
+    assert {m for m, sql in metric_types().items() if sql == "VARCHAR"} == TEXT_METRICS
+    extra = """
+[[claim]]
+text = "counters"
+check = "block_policy_state[workload.streams=8, array.disks=5, array.strip=128KiB, readahead.max=512KiB] > 1"
+paper = "yes"
+"""
+    r = cli("sweep", write(tmp_path, "bad.toml", demo_like(extra=extra)))
+    assert r.returncode == 2
+    assert "`block_policy_state` is text" in one_error_line(r.stderr)
+    assert not (tmp_path / "results.duckdb").exists()
+
+
 def test_unreachable_scheduler(tmp_path: Path) -> None:
     with socket.socket() as s:  # a port nothing listens on
         s.bind(("127.0.0.1", 0))

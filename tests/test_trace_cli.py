@@ -66,6 +66,18 @@ def test_bad_inputs_are_one_line_each(tmp_path: Path) -> None:
     )
     proc = run_cli("trace", "stats", bad, "--format", "blk")
     assert proc.returncode == 2 and "invalid choice" in proc.stderr
+    # a trace read as another format that finds none of its records in it
+    spc = tmp_path / "good.spc"
+    spc.write_text("0,0,4096,r,0.0\n0,8,4096,r,0.1\n")
+    assert_one_line_error(
+        run_cli("trace", "stats", spc, "--format", "blkparse"), "good.spc", "no records read as blkparse"
+    )
+    # converting a trace onto itself would lose it
+    before = spc.read_bytes()
+    assert_one_line_error(
+        run_cli("trace", "convert", spc, "--to", "lcs-csv", spc), "good.spc", "give another output file"
+    )
+    assert spc.read_bytes() == before
 
 
 BLKPARSE = """\

@@ -34,6 +34,7 @@ constant, the left side's value; otherwise the left side's value too.
 from __future__ import annotations
 
 import difflib
+import math
 import re
 import tomllib
 from collections.abc import Callable, Mapping
@@ -245,13 +246,19 @@ def parse_check(text: str, ours: str | None = None) -> Check:
 
 
 def unknown_metric(name: str, metrics: list[str]) -> str:
-    """``unknown metric `x` (did you mean `y`?)``, or listing the metrics when nothing is close."""
+    """``unknown metric `x` (did you mean `y`?)``, or listing the metrics when nothing is close;
+    for a metric that is text (a policy's counters as JSON), that it is not a number."""
+    if name in TEXT_METRICS:
+        return f"`{name}` is text (a policy's own counters as JSON), not a number to compare or draw"
     close = difflib.get_close_matches(name, metrics, n=3)
     hint = (
         f"did you mean {' or '.join(f'`{m}`' for m in close)}?" if close else "metrics: " + ", ".join(metrics)
     )
     return f"unknown metric `{name}` ({hint})"
 
+
+#: The metrics that are not numbers: the policies' own counters, as JSON text.
+TEXT_METRICS = frozenset({"block_policy_state", "readahead_policy_state"})
 
 Selector = Callable[[dict[str, Wanted]], list[str]]
 
@@ -338,15 +345,22 @@ class Outcome:
 
 
 def evaluate(check: Check, values: Mapping[str, Mapping[str, float]]) -> Outcome:
-    """Evaluates a bound check over ``values[run_id][metric]``; every run must be present."""
+    """Evaluates a bound check over ``values[run_id][metric]``; every run must be present.
+
+    A side that is not a finite number (a division by zero) is no evidence: the claim does not
+    hold."""
     left, right = _eval(check.left, values), _eval(check.right, values)
-    holds = {
-        ">=": left >= right,
-        "<=": left <= right,
-        ">": left > right,
-        "<": left < right,
-        "==": left == right,
-    }[check.cmp]
+    holds = (
+        math.isfinite(left)
+        and math.isfinite(right)
+        and {
+            ">=": left >= right,
+            "<=": left <= right,
+            ">": left > right,
+            "<": left < right,
+            "==": left == right,
+        }[check.cmp]
+    )
     if check.ours is not None:
         return Outcome(left, right, _eval(check.ours, values), "value", holds)
     base = _scaled_term(check.right)

@@ -59,7 +59,7 @@ from prefetchlab.claims import (
     parse_check,
     unknown_metric,
 )
-from prefetchlab.schema import metric_names
+from prefetchlab.schema import metric_types
 
 #: Tables of an experiment file that are not part of the engine's configuration.
 RESERVED = ("experiment", "sweep", "figure", "claim")
@@ -677,7 +677,8 @@ def load_experiment(path: str | Path) -> Experiment:
         axes=axes,
         runs=runs,
     )
-    metrics = metric_names()
+    # figures draw and claims compare numbers: the policies' JSON counters are neither
+    metrics = [m for m, sql in metric_types().items() if sql != "VARCHAR"]
     exp.figures = _figures(doc.get("figure"), runs, metrics, path, source, exp.select)
     exp.claims = _claims(doc.get("claim"), exp, metrics)
     return exp

@@ -28,6 +28,9 @@ from prefetchlab._engine import PrefetchlabError, __version__, ipods_plan, ipods
 #: The paper's device times, seconds ([IPODS] §5: T_unit, HDD → client, SSD → client, HDD → SSD).
 PAPER_TIMES: dict[str, str] = {"t_unit": "0.037", "t_hdd_net": "4.43", "t_ss_net": "4.158", "t_hdd_ss": "4.5"}
 
+#: The formats ``--figure`` draws, by the file's suffix.
+FIGURE_SUFFIXES = (".png", ".svg", ".pdf")
+
 #: The most hinted blocks a timeline figure shows (one row each).
 MAX_FIGURE_BLOCKS = 60
 
@@ -139,6 +142,10 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
     if args.figure and not args.blocks:
         raise PrefetchlabError("--figure draws the run of --blocks N: give --blocks")
+    if args.figure and Path(args.figure).suffix.lower() not in FIGURE_SUFFIXES:
+        raise PrefetchlabError(
+            f"--figure {args.figure}: the file's name must end in .png, .svg or .pdf (the format drawn)"
+        )
     times = _times(args)
     try:
         p = plan(args.max_bw, args.x_cache, times, args.blocks)

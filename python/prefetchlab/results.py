@@ -100,6 +100,7 @@ class ResultsDB:
         """Creates the file and the table if they are missing."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with connect(self.path) as con:
+            _has_table(con, self.path)  # a file of another program's: an error
             _ensure_table(con)
 
     def exists(self) -> bool:
@@ -112,7 +113,7 @@ class ResultsDB:
         if not self.exists():
             return set()
         with connect(self.path, read_only=True) as con:
-            if not _has_table(con):
+            if not _has_table(con, self.path):
                 return set()
             sql = "SELECT run_id FROM runs WHERE experiment = ?"
             params = [experiment]
@@ -140,7 +141,7 @@ class ResultsDB:
         if not self.exists():
             return 0
         with connect(self.path) as con:
-            if not _has_table(con):
+            if not _has_table(con, self.path):
                 return 0
             where = "experiment = ? AND version IS DISTINCT FROM ?"
             n = con.execute(f"SELECT count(*) FROM runs WHERE {where}", [experiment, version]).fetchone()
@@ -195,7 +196,7 @@ class ResultsDB:
         if not self.exists():
             return []
         with connect(self.path, read_only=True) as con:
-            if not _has_table(con):
+            if not _has_table(con, self.path):
                 return []
             where, args = ("WHERE experiment = ?", [experiment]) if experiment is not None else ("", [])
             cur = con.execute(f"SELECT * FROM runs {where} ORDER BY experiment, run_id", args)
@@ -206,7 +207,7 @@ class ResultsDB:
         if not self.exists():
             return []
         with connect(self.path, read_only=True) as con:
-            if not _has_table(con):
+            if not _has_table(con, self.path):
                 return []
             return [r[0] for r in con.execute("SELECT DISTINCT experiment FROM runs ORDER BY 1").fetchall()]
 
@@ -239,8 +240,20 @@ def _rollback(con: duckdb.DuckDBPyConnection) -> None:
         pass  # nothing to roll back: the failed statement ended the transaction
 
 
-def _has_table(con: duckdb.DuckDBPyConnection) -> bool:
-    return bool(con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'runs'").fetchone()[0])  # type: ignore[index]
+def _has_table(con: duckdb.DuckDBPyConnection, path: Path) -> bool:
+    """Whether the file holds the table ``runs``; an error when it holds one that is not ours."""
+    have = {
+        row[0]
+        for row in con.execute(
+            "SELECT column_name FROM duckdb_columns() WHERE table_name = 'runs'"
+        ).fetchall()
+    }
+    if have and not {"run_id", "experiment", "config"} <= have:
+        raise ResultsError(
+            f"{path}: not a prefetchlab results database (its table `runs` has no run_id, experiment "
+            "and config columns): give another --db"
+        )
+    return bool(have)
 
 
 def _file_safe(name: str) -> str:

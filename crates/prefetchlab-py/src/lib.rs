@@ -283,6 +283,7 @@ fn trace_convert<'py>(
     let (format, opts) = trace_options(format, blk_event, skip_bad, block_bytes)?;
     let mut progress = ProgressCallback::new(progress);
     let (fmt, done) = guarded(|| {
+        convert::not_the_input(Path::new(path), Path::new(out))?;
         let mut source = open_file(Path::new(path), format, &opts)?;
         let file = source.progress();
         let done = convert::to_lcs_csv(&mut source, block_bytes, Path::new(out), &mut |n| {

@@ -330,9 +330,9 @@ fn bad_inputs_of_every_format_fail_cleanly() {
         let p = tmp_file("bad", &format!("{name}-garbage.trace"), &garbage);
         expect_error(&p, Some(format), &[":1:", "not text"]);
         expect_error(&p, None, &[]);
-        // an empty file: no records; no format to tell
+        // an empty file: no records (an error: nothing to replay); no format to tell
         let p = tmp_file("bad", &format!("{name}-empty.trace"), b"");
-        assert_eq!(try_read(&p, Some(format)).unwrap(), vec![], "{name}");
+        expect_error(&p, Some(format), &[&format!("no records read as {name}"), "an empty file"]);
         expect_error(&p, None, &["empty trace"]);
         // a good trace whose compressed stream is cut short
         let many = format!("{header}{}", good.repeat(3000));
@@ -354,7 +354,7 @@ fn bad_inputs_of_every_format_fail_cleanly() {
             &[&format!("byte {}: a truncated record: {} of its {size} bytes", 3 * size, size - 5)],
         );
         let p = tmp_file("bad", &format!("{stem}-empty.bin"), b"");
-        assert_eq!(try_read(&p, Some(format)).unwrap(), vec![]);
+        expect_error(&p, Some(format), &[&format!("no records read as {}", format.name())]);
         let many = rec.repeat(20_000);
         for c in compress::ALL {
             let z = compress::compress(c, &many);
@@ -370,4 +370,22 @@ fn bad_inputs_of_every_format_fail_cleanly() {
     }
     assert_eq!(Compression::of(b"0,303567,3584,w"), Compression::None);
     std::fs::remove_dir_all(tmp_dir("bad")).ok();
+}
+
+/// A file that gives no record at all is an error naming it and the format
+/// it was read as: an empty file, or one of another format that a reader
+/// passes over (blkparse reads only its request events).
+#[test]
+fn a_trace_of_no_records_is_an_error() {
+    let spc = tmp_file("no-records", "t.spc", b"0,0,4096,R,0.0\n0,8,4096,R,0.1\n");
+    expect_error(
+        &spc,
+        Some(Format::Blkparse),
+        &["t.spc", "no records read as blkparse", "not a blkparse trace"],
+    );
+    assert_eq!(try_read(&spc, Some(Format::Spc)).unwrap().len(), 2);
+    let empty = tmp_file("no-records", "empty.spc", b"");
+    expect_error(&empty, Some(Format::Spc), &["empty.spc", "no records read as spc", "an empty file"]);
+    let oracle = tmp_file("no-records", "x.oracleGeneral", b"");
+    expect_error(&oracle, Some(Format::Oracle), &["no records read as oracle"]);
 }

@@ -93,6 +93,22 @@ impl ArrayLayout {
                 format!("layout {name} needs {want} disks, got {disks}"),
             ));
         }
+        if disk_blocks == 0 {
+            return Err(Error::geometry(
+                "a member disk holds less than one 4KiB block (see disk.model's capacity, its overrides, or \
+                 ssd.capacity)",
+            ));
+        }
+        if layout != Layout::Single && strip_blocks > disk_blocks {
+            return Err(Error::config(
+                "array.strip",
+                format!(
+                    "a strip of {} KiB is larger than a member disk ({} KiB)",
+                    strip_blocks * 4,
+                    disk_blocks * 4
+                ),
+            ));
+        }
         let data_disks = match layout {
             Layout::Single => 1,
             Layout::Raid0 => disks,
@@ -593,7 +609,10 @@ mod tests {
         assert_eq!(c(Layout::Raid6, 6, 1000), 62 * 16 * 4);
         assert_eq!(c(Layout::Raid10, 4, 1000), 62 * 16 * 2);
         assert_eq!(c(Layout::Raid10, 3, 1000), 93 * 16); // ⌊62·3/2⌋ strips
-        assert_eq!(c(Layout::Raid10, 3, 15), 0);
+                                                         // a strip larger than a disk, or a disk of nothing: no array
+        let e = ArrayLayout::new(Layout::Raid10, 3, 16, 15).unwrap_err().to_string();
+        assert!(e.contains("`array.strip`") && e.contains("larger than a member disk (60 KiB)"), "{e}");
+        assert!(ArrayLayout::new(Layout::Raid0, 3, 16, 0).unwrap_err().to_string().contains("less than one"));
     }
 
     #[test]

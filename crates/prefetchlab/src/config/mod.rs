@@ -294,6 +294,11 @@ impl Default for NetworkConfig {
 
 /// The most files a FileBench-style file set has.
 pub const MAX_FILESET_FILES: u32 = 10_000_000;
+/// The largest count a block policy's key takes (`array_cache.p`,
+/// `lsp.window`, ghost lists, tables): 2^20, far above the papers' values
+/// (256 blocks, 50 requests), low enough that tables of that many entries
+/// fit in memory.
+pub const MAX_POLICY_COUNT: u32 = 1 << 20;
 /// The largest `workload.log_append`.
 pub const MAX_LOG_APPEND_BYTES: u64 = 1 << 20;
 
@@ -1171,6 +1176,16 @@ impl Config {
                 _ => apply_set(&mut tree, set)?,
             }
         }
+        // a version written as a number loses its trailing zero (3.10 is 3.1)
+        if let Some(v) = tree.get("readahead").and_then(|r| r.get("variant")).filter(|v| v.is_float()) {
+            return Err(Error::config(
+                "readahead.variant",
+                format!(
+                    "a Linux version is a string: got the number {v}; quote it, as in \"3.10\" (expected one \
+                     of `2.6.18`, `2.6.24`, `3.10`, `3.12`)"
+                ),
+            ));
+        }
         let mut cfg: Config = match serde_path_to_error::deserialize(tree.clone()) {
             Ok(cfg) => cfg,
             Err(e) => return Err(type_error(&tree, e)),
@@ -1580,6 +1595,26 @@ impl Config {
                 "array_cache.p",
                 "the degree of prefetch must be at least 1 block, got 0",
             ));
+        }
+        // counts that size a policy's tables or the work of one access: bounded,
+        // so that a typo is an error rather than gigabytes or minutes
+        for (key, v) in [
+            ("array_cache.p", c.p),
+            ("array_cache.max_degree", c.max_degree),
+            ("array_cache.amp.apt", c.amp.apt),
+            ("array_cache.lsp.window", c.lsp.window),
+            ("array_cache.lsp.grow_strips", c.lsp.grow_strips),
+            ("array_cache.asp.delta", c.asp.delta),
+            ("array_cache.asp.monitor", c.asp.monitor),
+            ("array_cache.asp.prefetch_ghost", c.asp.prefetch_ghost),
+            ("array_cache.asp.cache_ghost", c.asp.cache_ghost),
+            ("array_cache.asp.gate_interval", c.asp.gate_interval),
+            ("array_cache.tap.table", c.tap.table),
+            ("array_cache.tap.interval", c.tap.interval),
+        ] {
+            if v > MAX_POLICY_COUNT {
+                return Err(Error::config(key, format!("at most {MAX_POLICY_COUNT}, got {v}")));
+            }
         }
         if c.trigger_g() >= c.p {
             return Err(Error::config(
@@ -2543,6 +2578,16 @@ mod tests {
         assert!(refused(co, &["workload.fragments=4"], "workload.fragments").contains("timed"));
         assert!(refused(co, &["run.mode=cached"], "run.mode").contains("cache-only"));
         assert!(refused(co, &["output.io_log=true"], "output.io_log").contains("run.mode = \"timed\""));
+        assert!(refused("", &["readahead.variant=3.10"], "readahead.variant").contains("quote it"));
+        assert_eq!(
+            Config::from_toml("", &["readahead.variant=\"3.10\"".into()]).unwrap().readahead.variant,
+            LinuxVariant::V3_10
+        );
+        for key in
+            ["array_cache.p", "array_cache.lsp.window", "array_cache.tap.table", "array_cache.max_degree"]
+        {
+            assert!(refused(co, &[&format!("{key}=4294967295")], key).contains("at most 1048576"));
+        }
         ok(&["run.mode=timed", "output.io_log=true"]).unwrap();
         // a timed run caches pages
         assert!(refused("", &["array_cache.size=1MiB", "array_cache.block=8KiB"], "array_cache.block")

@@ -32,6 +32,23 @@ pub struct Converted {
 
 /// Writes the records of `source` to `out` as lcs-csv in blocks of
 /// `block_bytes`; `progress(records)` is called after each batch.
+/// An error when `out` is the file `input` (written over, the trace would
+/// be lost with its conversion): the same path, or a link to it.
+pub fn not_the_input(input: &Path, out: &Path) -> Result<()> {
+    let same = match (input.canonicalize(), out.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false, // an output that does not exist yet is not the input
+    };
+    if same {
+        return Err(Error::input(
+            out.display().to_string(),
+            0,
+            "is the trace being converted: give another output file",
+        ));
+    }
+    Ok(())
+}
+
 pub fn to_lcs_csv(
     source: &mut dyn RecordSource,
     block_bytes: u64,

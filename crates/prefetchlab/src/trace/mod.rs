@@ -147,6 +147,9 @@ pub trait RecordSource {
 pub struct TraceFile {
     source: Box<dyn RecordSource>,
     progress: lines::FileProgress,
+    path: String,
+    /// Records handed out so far.
+    records: u64,
 }
 
 impl TraceFile {
@@ -164,8 +167,23 @@ impl TraceFile {
 }
 
 impl RecordSource for TraceFile {
+    /// The source's records; at its end, an error if it gave none: an empty
+    /// file, or one of another format (whose lines a reader such as
+    /// blkparse's passes over as not its requests).
     fn next_batch(&mut self, out: &mut Vec<Record>, max: usize) -> Result<usize> {
-        self.source.next_batch(out, max)
+        let n = self.source.next_batch(out, max)?;
+        self.records += n as u64;
+        if n == 0 && self.records == 0 && max > 0 {
+            let format = self.source.format().name();
+            let skipped = self.source.skipped();
+            let why = if skipped > 0 {
+                format!("all {skipped} of its records were bad and skipped")
+            } else {
+                format!("an empty file, or not a {format} trace (format \"auto\" tells the format from the content)")
+            };
+            return Err(Error::input(self.path.clone(), 0, format!("no records read as {format}: {why}")));
+        }
+        Ok(n)
     }
     fn format(&self) -> Format {
         self.source.format()
@@ -348,7 +366,7 @@ pub fn open_file(path: &Path, format: Option<Format>, opts: &ReadOptions) -> Res
         }),
         Reader::Binary(source) => source(bytes, path.display().to_string()),
     };
-    Ok(TraceFile { source, progress })
+    Ok(TraceFile { source, progress, path: path.display().to_string(), records: 0 })
 }
 
 /// The format of `path`. A binary one first: oracle when the file's name
