@@ -222,6 +222,17 @@ def test_rows_of_another_engine_build_no_longer_in_the_sweep_are_removed(tmp_pat
     con = duckdb.connect(str(db), read_only=True)
     assert con.execute("SELECT count(*), count(DISTINCT version) FROM runs").fetchall() == [(32, 1)]
     con.close()
+    # a run of the sweep itself is never removed, whatever build stored it (a worker of
+    # another build, say): the sweep replaces it
+    from prefetchlab.results import ResultsDB
+
+    loaded = load_experiment(exp)
+    ids = [r.run_id for r in loaded.runs]
+    con = duckdb.connect(str(db))
+    con.execute("UPDATE runs SET version = 'other' WHERE run_id IN (?, ?)", ids[:2])
+    con.close()
+    assert ResultsDB(db).drop_other_versions(loaded.name, prefetchlab.engine_version, ids) == 0
+    assert ResultsDB(db).drop_other_versions(loaded.name, prefetchlab.engine_version, ids[1:]) == 1
 
 
 def test_a_trace_changed_in_place_is_run_again(tmp_path: Path) -> None:

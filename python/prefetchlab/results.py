@@ -134,19 +134,21 @@ class ResultsDB:
             ).fetchall()
         return {r[0]: r[1] for r in rows}
 
-    def drop_other_versions(self, experiment: str, version: str) -> int:
+    def drop_other_versions(self, experiment: str, version: str, keep: Sequence[str]) -> int:
         """Deletes the rows of ``experiment`` stored by another version than ``version`` (an
-        engine built from other sources): no run of this engine can reuse them, and exports
-        and figures would mix them with its own. Returns how many went."""
+        engine built from other sources) whose run is not in ``keep`` (the sweep's runs, whose
+        rows the sweep itself replaces): no run of this engine can reuse them, and exports and
+        figures would mix them with its own. Returns how many went."""
         if not self.exists():
             return 0
         with connect(self.path) as con:
             if not _has_table(con, self.path):
                 return 0
-            where = "experiment = ? AND version IS DISTINCT FROM ?"
-            n = con.execute(f"SELECT count(*) FROM runs WHERE {where}", [experiment, version]).fetchone()
+            where = "experiment = ? AND version IS DISTINCT FROM ? AND NOT list_contains(?, run_id)"
+            args = [experiment, version, list(keep)]
+            n = con.execute(f"SELECT count(*) FROM runs WHERE {where}", args).fetchone()
             if n and n[0]:
-                con.execute(f"DELETE FROM runs WHERE {where}", [experiment, version])
+                con.execute(f"DELETE FROM runs WHERE {where}", args)
             return int(n[0]) if n else 0
 
     def write(self, experiment: str, run_id: str, config_json: str, result: Mapping[str, Any]) -> None:

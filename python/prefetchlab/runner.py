@@ -323,7 +323,7 @@ def sweep(
         backend.abort()
         raise
     backend.close()
-    dropped = db.drop_other_versions(exp.name, engine_version)
+    dropped = db.drop_other_versions(exp.name, engine_version, [r.run_id for r in exp.runs])
     if failed:
         run, error = failed[0]
         more = f" ({len(failed) - 1} more failed runs not stored)" if len(failed) > 1 else ""

@@ -226,6 +226,7 @@ pub fn seek_text(text: &str, path: &Path, warnings: &mut Vec<String>) -> Result<
     let mut dists: Vec<u32> = Vec::new();
     let mut ms = Vec::new();
     let mut header = false;
+    let mut declared: Option<usize> = None;
     for (i, line) in text.lines().enumerate() {
         let t = line.trim();
         if t.is_empty() {
@@ -233,6 +234,7 @@ pub fn seek_text(text: &str, path: &Path, warnings: &mut Vec<String>) -> Result<
         }
         if i == 0 && t.starts_with("Seek distances measured") {
             header = true;
+            declared = t.split(':').nth(1).and_then(|n| n.trim().parse::<usize>().ok());
             continue;
         }
         let mut it = t.split(',').map(str::trim);
@@ -258,6 +260,13 @@ pub fn seek_text(text: &str, path: &Path, warnings: &mut Vec<String>) -> Result<
     if dists.is_empty() {
         return Err(Error::input(ps, 0, "expected at least one `distance, time_ms` line"));
     }
+    if let Some(n) = declared.filter(|&n| n != dists.len()) {
+        warnings.push(format!(
+            "{ps}:1: `Seek distances measured: {n}`, but the file holds {} (a cut or edited file?): the curve \
+             is read from what is there",
+            dists.len()
+        ));
+    }
     if !header {
         warnings.push(format!(
             "{ps}: no `Seek distances measured` first line: DiskSim reads outside its table for seeks shorter than the first point; prefetchlab interpolates from (0, 0)"
@@ -276,8 +285,12 @@ mod tests {
         let s = seek_text("Seek distances measured: 3\n1, 0.5\njunk\n10, 1.0\n", Path::new("x.seek"), &mut w)
             .unwrap();
         assert_eq!(s, SeekCurve::Extracted { dists: vec![1, 10], ms: vec![0.5, 1.0] });
-        assert_eq!(w.len(), 1);
+        assert_eq!(w.len(), 2);
         assert!(w[0].contains("x.seek:3"), "{w:?}");
+        assert!(w[1].contains("x.seek:1") && w[1].contains("measured: 3`, but the file holds 2"), "{w:?}");
+        let mut w = Vec::new();
+        seek_text("Seek distances measured: 2\n1, 0.5\n10, 1.0\n", Path::new("x.seek"), &mut w).unwrap();
+        assert!(w.is_empty(), "{w:?}");
         let e = seek_text("1, 0.5\n1, 0.6\n", Path::new("x.seek"), &mut w).unwrap_err().to_string();
         assert!(e.contains("x.seek:2") && e.contains("increasing"), "{e}");
         let e = seek_text("1, inf\n", Path::new("x.seek"), &mut Vec::new());

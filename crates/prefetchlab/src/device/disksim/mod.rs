@@ -241,6 +241,7 @@ pub fn load_drive_with(path: &Path, opts: &Options<'_>) -> Result<DriveParams> {
     check_overrides(opts.overrides)?;
     let doc = parse::read_document_from(opts.source, path)?;
     let mut warnings = doc.warnings.clone();
+    names::unknown_in(&doc.blocks, &mut warnings);
     let g = Get::new(opts.overrides);
     // the disk: the one instantiated if named, else the first one
     let disks: Vec<&Block> = doc.blocks.iter().filter(|b| b.type_name == "disksim_disk").collect();
@@ -369,6 +370,26 @@ pub fn load_drive_with(path: &Path, opts: &Options<'_>) -> Result<DriveParams> {
     let count = |k: &str, default: i64, max: i64| -> Result<u32> {
         Ok(g.int_or(disk, k, 0, max, default)?.max(1) as u32)
     };
+    // values beyond what DiskSim's cache code distinguishes are taken as its
+    // nearest, and said (a typo would otherwise change the drive unseen)
+    for (k, lo, hi) in [
+        ("Buffer continuous read", 0.0, 4.0),
+        ("Fast write level", 0.0, 2.0),
+        ("High (read) water mark", 0.0, 1.0),
+        ("Low (write) water mark", 0.0, 1.0),
+        ("Minimum read-ahead (blks)", 0.0, u32::MAX as f64),
+        ("Maximum read-ahead (blks)", 0.0, u32::MAX as f64),
+        ("Preseeking level", 0.0, u32::MAX as f64),
+    ] {
+        let v = d(k)?;
+        if v < lo || v > hi {
+            let at = g.ov(k).map_or_else(
+                || format!("{}:{}", disk.path_str(), disk.get(k).map_or(disk.line, |p| p.line)),
+                |_| "override".to_string(),
+            );
+            warnings.push(format!("{at}: `{k} = {v}` is outside {lo} to {hi}: taken as {}", v.clamp(lo, hi)));
+        }
+    }
     let cache = CacheParams {
         enabled: flag("Enable caching in buffer")?,
         segments: count("Number of buffer segments", 1, MAX_SEGMENTS)?,
@@ -413,6 +434,13 @@ pub fn load_drive_with(path: &Path, opts: &Options<'_>) -> Result<DriveParams> {
         }
         None => QueueParams { max_queue_length, ..QueueParams::default() },
     };
+    if !(1..=26).contains(&queue.policy) {
+        warnings.push(format!(
+            "{}: `Scheduling policy = {}` is not one of DiskSim's (1 to 26): taken as 1, FCFS",
+            disk.path_str(),
+            queue.policy
+        ));
+    }
     for k in g.unused() {
         warnings.push(format!(
             "override `{}`: a DiskSim parameter this drive's description does not use (ignored)",
@@ -479,6 +507,32 @@ mod tests {
         let l = p.layout.locate(9990).unwrap();
         assert_eq!((l.cyl, l.head, l.sector, l.spt), (50, 0, 0, 90));
         std::fs::remove_dir_all(&d).ok();
+    }
+
+    /// A name DiskSim's drive has not (a misspelling) and values beyond what
+    /// DiskSim distinguishes are read past, with a warning naming the line.
+    #[test]
+    fn misspelled_names_and_values_out_of_range_are_warned_of() {
+        let mut m = parse::MemFiles::new();
+        m.add("/t/m.model", MODEL);
+        let specs = SPECS
+            .replace("Bulk sector transfer time", "Bulk sektor transfer time")
+            .replace("Buffer continuous read = 3", "Buffer continuous read = 7");
+        m.add("/t/d.diskspecs", &specs);
+        let p = load_mem(&m, &[("Fast write level".into(), 9.0)]).unwrap();
+        assert_eq!((p.xfer_read_ms, p.cache.contread, p.cache.fast_write_level), (0.0, 4, 2));
+        let w = p.warnings.join("\n");
+        assert!(
+            w.contains("/t/d.diskspecs:3: `Bulk sektor transfer time` is not a parameter of a DiskSim drive (did you \
+                        mean `Bulk sector transfer time`?)"),
+            "{w}"
+        );
+        assert!(
+            w.contains("/t/d.diskspecs:7: `Buffer continuous read = 7` is outside 0 to 4: taken as 4"),
+            "{w}"
+        );
+        assert!(w.contains("override: `Fast write level = 9` is outside 0 to 2: taken as 2"), "{w}");
+        assert!(load_mem(&mem(), &[]).unwrap().warnings.iter().all(|w| !w.contains("not a parameter")));
     }
 
     #[test]

@@ -157,6 +157,53 @@ pub fn closest(name: &str) -> Option<&'static str> {
         .map(|(_, n)| n)
 }
 
+/// The block types whose parameters [`PARAMS`] lists: a drive and what it
+/// is built of.
+const DRIVE_BLOCKS: &[&str] = &[
+    "disksim_disk",
+    "disksim_ioqueue",
+    "disksim_bus",
+    "dm_disk",
+    "dm_layout_g1",
+    "dm_layout_g1_zone",
+    "dm_layout_g2",
+    "dm_layout_g4",
+    "dm_mech_g1",
+];
+
+/// A warning for each parameter of a drive block (and the blocks inside
+/// it) that DiskSim does not have: the reader passes over it, so a
+/// misspelling would silently leave the parameter at its default.
+pub fn unknown_in(blocks: &[super::parse::Block], warnings: &mut Vec<String>) {
+    for b in blocks {
+        unknown_in_block(b, warnings);
+    }
+}
+
+fn unknown_in_block(b: &super::parse::Block, warnings: &mut Vec<String>) {
+    use super::parse::Value;
+    let drive = DRIVE_BLOCKS.contains(&b.type_name.as_str());
+    for p in &b.params {
+        if drive && lookup(&p.key).is_none() {
+            let hint = closest(&p.key).map_or(String::new(), |n| format!(" (did you mean `{n}`?)"));
+            warnings.push(format!(
+                "{}:{}: `{}` is not a parameter of a DiskSim drive{hint}: ignored",
+                b.path_str(),
+                p.line,
+                p.key.trim()
+            ));
+        }
+        let mut nested: Vec<&Value> = vec![&p.value];
+        while let Some(v) = nested.pop() {
+            match v {
+                Value::Block(inner) => unknown_in_block(inner, warnings),
+                Value::List(items) => nested.extend(items.iter()),
+                _ => {}
+            }
+        }
+    }
+}
+
 /// Levenshtein distance.
 fn distance(a: &[char], b: &[char]) -> usize {
     let mut prev: Vec<usize> = (0..=b.len()).collect();
