@@ -43,6 +43,18 @@ def test_sets_override_the_configuration() -> None:
     assert len(r.streams) == 2 and len(r.disks) == 4
 
 
+def test_one_override_may_be_a_string_and_values_json_lacks_name_their_key() -> None:
+    assert prefetchlab.resolve({}, "workload.streams=3")["workload"]["streams"] == 3
+    for value, words in [
+        (float("nan"), "expected a finite number, got nan"),
+        (2**70, "does not fit in 64 bits"),
+        (b"x", "got bytes"),
+    ]:
+        with pytest.raises(prefetchlab.PrefetchlabError, match=words) as e:
+            prefetchlab.resolve({"workload": {"streams": value}})
+        assert "`workload.streams`" in str(e.value)
+
+
 def test_resolve_fills_in_defaults_without_running() -> None:
     cfg = prefetchlab.resolve({"workload": {"streams": 4}})
     assert cfg["workload"]["streams"] == 4

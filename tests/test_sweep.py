@@ -315,6 +315,55 @@ def test_sigkill_halfway_then_resume_gives_every_run_once(tmp_path: Path) -> Non
     assert {row[0] for row in table(db)} == expected
 
 
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (from /proc)."""
+    out = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            out.append(int(stat.parent.name))
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def test_sigterm_stops_a_sweep_and_its_workers_keeping_what_is_stored(tmp_path: Path) -> None:
+    exp = write(tmp_path, "demo.toml", demo_like(file_size="16MiB", streams="[8, 16, 32, 64]"))
+    db = tmp_path / "results.duckdb"
+    proc = subprocess.Popen(
+        [*CLI, "sweep", str(exp), "--workers", "2", "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    try:
+        while proc.poll() is None and (db.exists() and _row_count(db) >= 4) is False:
+            time.sleep(0.005)
+        workers = _children(proc.pid)
+        assert proc.poll() is None and workers, "the sweep ended before SIGTERM"
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 143 and err.decode().strip().endswith("prefetchlab: terminated"), err
+    deadline = time.monotonic() + 10
+    while any(_alive(w) for w in workers) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(_alive(w) for w in workers), "a worker outlived the sweep"
+    stored = _row_count(db)
+    assert 4 <= stored < 32
+    again = cli("sweep", exp, "--workers", "2")
+    assert f"{32 - stored} run now, {stored} already stored" in again.stdout
+
+
 # Bad input: one clear error, before any run (the database is never created).
 
 

@@ -10,7 +10,8 @@ or file at fault.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -135,9 +136,40 @@ def _io_log_table(raw: _engine.IoLogColumns) -> pa.Table:
     return pa.table(cols)
 
 
+def _json_value(value: Any, key: str) -> Any:
+    """``value`` as JSON takes it; a value JSON has no form for (NaN, infinity, bytes, an
+    object) or an integer beyond 64 bits is an error naming its key."""
+    if isinstance(value, dict):
+        return {k: _json_value(v, f"{key}.{k}" if key else str(k)) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_value(v, key) for v in value]
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return value
+    if isinstance(value, int):
+        if not -(2**63) <= value < 2**64:
+            raise _engine.PrefetchlabError(f"config key `{key}`: {value} does not fit in 64 bits")
+        return value
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise _engine.PrefetchlabError(f"config key `{key}`: expected a finite number, got {value}")
+        return value
+    raise _engine.PrefetchlabError(
+        f"config key `{key}`: expected a number, string, boolean, list or table, got {type(value).__name__}"
+    )
+
+
+def _sets(sets: Sequence[str] | str | None) -> list[str]:
+    """``--set``-style overrides: a list of ``KEY=VALUE`` strings, or one such string."""
+    if sets is None:
+        return []
+    if isinstance(sets, str):
+        return [sets]
+    return [str(s) for s in sets]
+
+
 def _config_args(config: ConfigLike) -> tuple[str, _engine.Format]:
     if isinstance(config, dict):
-        return json.dumps(config), "json"
+        return json.dumps(_json_value(config, "")), "json"
     if isinstance(config, Path):
         return str(config), "path"
     if isinstance(config, str):
@@ -149,7 +181,7 @@ def _config_args(config: ConfigLike) -> tuple[str, _engine.Format]:
 
 
 def topology_timeline(
-    config: ConfigLike, sets: list[str] | None = None, reads: int | None = None
+    config: ConfigLike, sets: Sequence[str] | str | None = None, reads: int | None = None
 ) -> dict[str, Any]:
     """Runs a ``[topology]`` configuration and returns its timeline, as [IPODS] Fig. 2 draws it:
     ``{elapsed_ns, stall_ns, metrics, accesses: {block, fetch_ns, from_ssd, arrival_ns,
@@ -157,7 +189,7 @@ def topology_timeline(
     hinted read's number in the sequence, from 1). ``reads`` keeps the first that many reads and
     the copies made for them."""
     text, fmt = _config_args(config)
-    t: dict[str, Any] = _engine.topology_timeline(text, fmt, list(sets or []))
+    t: dict[str, Any] = _engine.topology_timeline(text, fmt, _sets(sets))
     t["metrics"] = json.loads(t["metrics"])["metrics"]
     if reads is not None:
         a, c = t["accesses"], t["copies"]
@@ -167,16 +199,16 @@ def topology_timeline(
     return t
 
 
-def resolve(config: ConfigLike, sets: list[str] | None = None) -> dict[str, Any]:
+def resolve(config: ConfigLike, sets: Sequence[str] | str | None = None) -> dict[str, Any]:
     """Checks a configuration without running it; returns it with every default filled in."""
     text, fmt = _config_args(config)
-    resolved: dict[str, Any] = json.loads(_engine.resolve(text, fmt, list(sets or [])))
+    resolved: dict[str, Any] = json.loads(_engine.resolve(text, fmt, _sets(sets)))
     return resolved
 
 
 def simulate(
     config: ConfigLike,
-    sets: list[str] | None = None,
+    sets: Sequence[str] | str | None = None,
     *,
     progress: ProgressFn | None = None,
 ) -> Report:
@@ -189,7 +221,7 @@ def simulate(
     :class:`KeyboardInterrupt`.
     """
     text, fmt = _config_args(config)
-    out = _engine.simulate(text, fmt, list(sets or []), progress)
+    out = _engine.simulate(text, fmt, _sets(sets), progress)
     report = json.loads(out["report"])
     raw_log = out["io_log"]
     return Report(

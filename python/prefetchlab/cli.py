@@ -15,6 +15,7 @@ import argparse
 import json
 import math
 import os
+import signal
 import sys
 import time
 from collections.abc import Sequence
@@ -37,6 +38,17 @@ from prefetchlab.trace_cli import register as register_trace
 PROG = "prefetchlab"
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
+#: Exit code after SIGTERM (128 + 15), as a shell reports a process it ended.
+EXIT_TERMINATED = 143
+
+
+class Terminated(BaseException):
+    """SIGTERM reached the command: it stops as on Ctrl-C (a sweep ends its workers, the runs
+    stored stay) and exits with :data:`EXIT_TERMINATED`."""
+
+
+def _on_sigterm(signum: int, frame: object) -> None:
+    raise Terminated
 
 
 class UsageError(Exception):
@@ -408,6 +420,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         _interrupted()
         return EXIT_INTERRUPTED
+    except Terminated:
+        _say(f"{PROG}: terminated")
+        return EXIT_TERMINATED
     except Exception as e:  # a bug: still one line, but say so
         _error(f"internal error (please report): {type(e).__name__}: {e}")
     return EXIT_USAGE
@@ -432,6 +447,7 @@ def _say(line: str) -> None:
 
 def console_main() -> NoReturn:
     """``prefetchlab`` as a process: exits with :func:`main`'s code, quietly on a closed pipe."""
+    signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         code = main()
         sys.stdout.flush()
@@ -443,6 +459,8 @@ def console_main() -> NoReturn:
     except KeyboardInterrupt:  # a second Ctrl-C, or one outside main()
         _interrupted()
         code = EXIT_INTERRUPTED
+    except Terminated:
+        code = EXIT_TERMINATED
     sys.exit(code)
 
 
