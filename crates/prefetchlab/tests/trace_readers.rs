@@ -389,3 +389,13 @@ fn a_trace_of_no_records_is_an_error() {
     let oracle = tmp_file("no-records", "x.oracleGeneral", b"");
     expect_error(&oracle, Some(Format::Oracle), &["no records read as oracle"]);
 }
+
+/// A bad line among the first lines leaves no format to detect: the error
+/// names it, with the format that read furthest and what it expected there.
+#[test]
+fn detection_names_the_line_the_nearest_format_stops_at() {
+    let mut text: String = (0..10).map(|i| format!("0,{},4096,r,0.{i}\n", i * 8)).collect();
+    text.push_str("0,zz,4096,r,1.0\n0,88,4096,r,1.1\n");
+    let p = tmp_file("detect", "m.spc", text.as_bytes());
+    expect_error(&p, None, &["m.spc:11:", "the nearest, spc, reads 10", "field 2 (LBA)", "one of spc, msr"]);
+}

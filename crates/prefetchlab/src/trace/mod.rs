@@ -387,11 +387,14 @@ pub fn detect(path: &Path) -> Result<Format> {
         return Ok(Format::Vscsi);
     }
     let mut lines = Lines::open(path)?;
-    let mut first = Vec::new();
+    // the first non-empty lines, with their line numbers
+    let mut first: Vec<(usize, String)> = Vec::new();
+    let mut line_no = 0;
     while first.len() < 16 {
+        line_no += 1;
         match lines.next_line()? {
             Some(l) if l.trim().is_empty() => continue,
-            Some(l) => first.push(l.to_string()),
+            Some(l) => first.push((line_no, l.to_string())),
             None => break,
         }
     }
@@ -399,29 +402,57 @@ pub fn detect(path: &Path) -> Result<Format> {
     if first.is_empty() {
         return Err(Error::input(file, 0, "empty trace: no record to tell its format by"));
     }
-    // a format fits when its reader takes every line and finds a record
-    let reads = |mut f: Box<dyn LineFormat>| {
+    // a format fits when its reader takes every line and finds a record; one
+    // that does not stops at a line, with what it expected there
+    let reads = |mut f: Box<dyn LineFormat>| -> std::result::Result<(), (usize, usize, String)> {
         let mut records = 0;
-        for l in &first {
+        for (i, (n, l)) in first.iter().enumerate() {
             match f.parse(l) {
                 Ok(Some(_)) => records += 1,
                 Ok(None) => {}
-                Err(_) => return false,
+                Err(msg) => return Err((i, *n, msg)),
             }
         }
-        records > 0
+        if records > 0 {
+            Ok(())
+        } else {
+            Err((0, first[0].0, "no record among the first lines".into()))
+        }
     };
     let opts = ReadOptions::default();
-    let fits: Vec<Format> = Format::ALL
-        .into_iter()
-        .filter(|&f| match reader(f, &opts) {
-            Reader::Text(parser) => reads(parser),
-            Reader::Binary(_) => false,
-        })
-        .collect();
+    let mut fits: Vec<Format> = Vec::new();
+    // the format whose reader got furthest before it stopped
+    let mut nearest: Option<(usize, Format, usize, String)> = None;
+    for f in Format::ALL {
+        if let Reader::Text(parser) = reader(f, &opts) {
+            match reads(parser) {
+                Ok(()) => fits.push(f),
+                Err((i, n, msg)) if nearest.as_ref().is_none_or(|b| i > b.0) => {
+                    nearest = Some((i, f, n, msg))
+                }
+                Err(_) => {}
+            }
+        }
+    }
+    let names = Format::ALL.iter().map(|f| f.name()).collect::<Vec<_>>().join(", ");
     match fits.as_slice() {
         [one] => Ok(*one),
-        [] => Err(Error::input(file, 1, "no trace format reads the first lines: give the format")),
+        [] => Err(match nearest {
+            Some((i, f, n, msg)) if i > 0 => Error::input(
+                file,
+                n,
+                format!(
+                    "no trace format reads the first lines; the nearest, {}, reads {i} and stops here: {msg} \
+                     (give the format: one of {names})",
+                    f.name()
+                ),
+            ),
+            _ => Error::input(
+                file,
+                1,
+                format!("no trace format reads the first lines: give the format, one of {names}"),
+            ),
+        }),
         many => {
             let names: Vec<&str> = many.iter().map(|f| f.name()).collect();
             Err(Error::input(
