@@ -177,7 +177,7 @@ def test_export_parquet_and_show(tmp_path: Path) -> None:
     out = cli("results", "export", "--parquet", tmp_path / "pq", "--db", tmp_path / "results.duckdb")
     assert out.returncode == 0, out.stderr
     parquet = tmp_path / "pq" / "demo-like.parquet"
-    assert out.stdout.strip() == str(parquet)
+    assert out.stdout.strip() == f"{parquet} (32 runs)"
     t = pq.read_table(parquet)
     assert t.num_rows == 32
     assert t.column_names == columns(tmp_path / "results.duckdb")

@@ -203,9 +203,9 @@ def test_runs_stored_by_another_engine_build_are_run_again(tmp_path: Path) -> No
     con.close()
 
 
-def test_rows_of_another_engine_build_no_longer_in_the_sweep_are_removed(tmp_path: Path) -> None:
-    # A configuration key added since changes every run id: the old build's rows would stand
-    # beside the new ones in exports and figures, and no run of this engine could reuse them.
+def test_rows_of_another_engine_build_are_kept_but_left_out_of_exports(tmp_path: Path) -> None:
+    # A configuration key added since changes every run id: the old build's rows stay (another
+    # build sharing the file may want them), and exports and tables hold this build's alone.
     exp = write(tmp_path, "demo.toml", demo_like())
     assert cli("sweep", exp, "--workers", "2").returncode == 0
     db = tmp_path / "results.duckdb"
@@ -218,21 +218,45 @@ def test_rows_of_another_engine_build_no_longer_in_the_sweep_are_removed(tmp_pat
     again = cli("sweep", exp, "--workers", "2")
     assert again.returncode == 0, again.stderr
     assert "3 run now, 29 already stored" in again.stdout
-    assert "3 rows of other engine builds removed" in again.stdout
     con = duckdb.connect(str(db), read_only=True)
-    assert con.execute("SELECT count(*), count(DISTINCT version) FROM runs").fetchall() == [(32, 1)]
+    assert con.execute("SELECT count(*), count(DISTINCT version) FROM runs").fetchall() == [(35, 2)]
     con.close()
-    # a run of the sweep itself is never removed, whatever build stored it (a worker of
-    # another build, say): the sweep replaces it
-    from prefetchlab.results import ResultsDB
+    name = load_experiment(exp).name
+    out = cli("results", "export", "--parquet", tmp_path / "pq", "--db", db)
+    assert out.returncode == 0, out.stderr
+    assert "(32 runs)" in out.stdout and "3 runs stored by other engine builds left out" in out.stdout
+    every = cli("results", "export", "--parquet", tmp_path / "pq-all", "--db", db, "--all-builds")
+    assert "(35 runs)" in every.stdout and "left out" not in every.stdout
+    shown = cli("results", "show", name, "--db", db)
+    assert f"32 runs of {name}" in shown.stdout and "3 runs stored by other engine builds" in shown.stdout
 
-    loaded = load_experiment(exp)
-    ids = [r.run_id for r in loaded.runs]
-    con = duckdb.connect(str(db))
-    con.execute("UPDATE runs SET version = 'other' WHERE run_id IN (?, ?)", ids[:2])
-    con.close()
-    assert ResultsDB(db).drop_other_versions(loaded.name, prefetchlab.engine_version, ids) == 0
-    assert ResultsDB(db).drop_other_versions(loaded.name, prefetchlab.engine_version, ids[1:]) == 1
+
+def test_a_file_a_drive_description_sources_changed_in_place_is_run_again(
+    tmp_path: Path, cheetah: Path
+) -> None:
+    import shutil
+
+    drive = tmp_path / "drive"
+    shutil.copytree(cheetah, drive)
+    exp = write(
+        tmp_path,
+        "d.toml",
+        '[experiment]\nname = "d"\n[array]\nlayout = "single"\n[disk]\n'
+        f'model = "{(drive / "Seagate-Cheetah15k5.parv").as_posix()}"\n'
+        '[workload]\nstreams = [1, 2]\nfile_size = "1MiB"\nrecord = "64KiB"\n',
+    )
+    assert cli("sweep", exp, "--workers", "1").returncode == 0
+    assert "0 run now, 2 already stored" in cli("sweep", exp, "--workers", "1").stdout
+    # the seek curve, read through the description's model: one time a little longer
+    seeks = drive / "Seagate-Cheetah15k5.seeks"
+    lines = seeks.read_text().splitlines(keepends=True)
+    fields = lines[5].split(",")
+    fields[1] = f" {float(fields[1]) + 0.001:.6f}"
+    lines[5] = ",".join(fields)
+    seeks.write_text("".join(lines))
+    changed = cli("sweep", exp, "--workers", "1")
+    assert changed.returncode == 0, changed.stderr
+    assert "2 run now (2 stored by another engine build or from changed files)" in changed.stdout
 
 
 def test_a_trace_changed_in_place_is_run_again(tmp_path: Path) -> None:

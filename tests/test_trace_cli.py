@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 from pathlib import Path
 
 from .helpers import assert_one_line_error, run_cli
@@ -76,6 +77,12 @@ def test_bad_inputs_are_one_line_each(tmp_path: Path) -> None:
     before = spc.read_bytes()
     assert_one_line_error(
         run_cli("trace", "convert", spc, "--to", "lcs-csv", spc), "good.spc", "give another output file"
+    )
+    assert spc.read_bytes() == before
+    hard = tmp_path / "hard.csv"
+    os.link(spc, hard)
+    assert_one_line_error(
+        run_cli("trace", "convert", spc, "--to", "lcs-csv", hard), "hard.csv", "give another output file"
     )
     assert spc.read_bytes() == before
 

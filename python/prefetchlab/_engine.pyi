@@ -96,6 +96,10 @@ class DriveFacts(TypedDict):
     queue_length: int
     warnings: list[str]
 
+def drive_files(model: str) -> list[str]:
+    """The files a DiskSim drive description (``disk.model`` a path) reads: itself and what it
+    sources, its seek curve and layout map."""
+
 def drive_facts(model: str, overrides: list[tuple[str, float]]) -> DriveFacts:
     """What a drive model is: geometry, mechanics, cache, queue, its platter rates (outermost
     and innermost zone) and host interface rate in MB/s, and what the DiskSim reader tolerated

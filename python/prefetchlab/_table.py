@@ -324,6 +324,8 @@ def describe_config(config: dict[str, Any]) -> str:
             f"{w['kind']} {w['streams']} thread(s), {w['files']} files of {fmt_bytes(w['file_size'])} "
             f"on average, {io}record {fmt_bytes(w['record'])}"
         )
+        if w.get("log_append"):
+            workload += f", log appends up to {fmt_bytes(w['log_append'])} every 10 files"
     else:
         workload = (
             f"{w['kind']} {w['streams']} stream(s) × {fmt_bytes(w['file_size'])}, "

@@ -147,9 +147,24 @@ def cmd_export(args: argparse.Namespace) -> int:
     db = ResultsDB(_db(args, None))
     if not db.exists():
         raise ResultsError(f"{db.path}: no such results database")
-    for path in db.export_parquet(Path(args.parquet)):
-        print(path)
+    version = None if args.all_builds else engine_version
+    written = db.export_parquet(Path(args.parquet), version)
+    for path, n in written:
+        print(f"{path} ({n} runs)")
+    if version is not None:
+        _say_other_builds(db.count_other_versions(None, version))
+        if not written:
+            raise ResultsError(f"{db.path}: no runs of this engine build ({version}) to export: --all-builds")
     return 0
+
+
+def _say_other_builds(n: int) -> None:
+    """The line saying how many rows of other engine builds were left out, if any."""
+    if n:
+        print(
+            f"({n} runs stored by other engine builds left out: they would be run again; "
+            "--all-builds keeps them)"
+        )
 
 
 def _show_rows(exp: Experiment | None, rows: list[dict[str, Any]]) -> tuple[list[str], list[list[str]]]:
@@ -198,13 +213,18 @@ def cmd_show(args: argparse.Namespace) -> int:
             raise
         exp, name = None, args.experiment  # a name with no file: show what the database holds
     db = ResultsDB(_db(args, exp))
-    rows = db.rows(name)
+    version = None if args.all_builds else engine_version
+    rows = db.rows(name, version)
     if not rows:
-        raise ResultsError(f"{db.path}: no stored runs of experiment `{name}`")
+        other = db.count_other_versions(name, engine_version) if version is not None else 0
+        more = f" by this engine build ({other} by others: --all-builds)" if other else ""
+        raise ResultsError(f"{db.path}: no stored runs of experiment `{name}`{more}")
     headers, body = _show_rows(exp, rows)
     print(format_table(headers, body))
     total = f" of {len(exp.runs)}" if exp is not None else ""
     print(f"{len(body)}{total} runs of {name} in {db.path}")
+    if version is not None:
+        _say_other_builds(db.count_other_versions(name, version))
     return 0
 
 
@@ -285,10 +305,13 @@ def register(subparsers: Any) -> None:
         metavar="FILE",
         help="results database (default: ./results.duckdb, else experiments/results.duckdb)",
     )
+    builds = "also runs stored by other engine builds (by default only this build's, the ones a sweep reuses)"
+    e.add_argument("--all-builds", action="store_true", help=builds)
     e.set_defaults(func=cmd_export)
     s = rs.add_parser("show", help="print an experiment's stored runs as a table")
     s.add_argument("experiment", metavar="EXPERIMENT")
     s.add_argument("--db", metavar="FILE")
+    s.add_argument("--all-builds", action="store_true", help=builds)
     s.set_defaults(func=cmd_show)
 
     pl = subparsers.add_parser("plot", help="draw an experiment's figures (PNG and SVG)")

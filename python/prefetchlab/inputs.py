@@ -40,7 +40,8 @@ def drives_in(config: Any) -> Iterator[dict[str, Any]]:
 
 def input_files(config: Mapping[str, Any]) -> list[str]:
     """The files a resolved configuration reads: the trace of a `trace` workload and every
-    DiskSim description its drives name, sorted, each once."""
+    DiskSim description its drives name with the files each reads (what it sources, its seek
+    curve and layout map), sorted, each once."""
     files: set[str] = set()
     workload = config.get("workload", {})
     if workload.get("kind") == "trace" and workload.get("path"):
@@ -48,8 +49,25 @@ def input_files(config: Mapping[str, Any]) -> list[str]:
     for drive in drives_in(dict(config)):
         model = str(drive.get("model", ""))
         if drive.get("kind") == "hdd" and is_disksim_file(model):
-            files.add(model)
+            files.update(_description_files(model))
     return sorted(files)
+
+
+def _description_files(model: str) -> list[str]:
+    """The files of a DiskSim description, as the engine reads them (the description alone when
+    it cannot be read: the run then reports why)."""
+    from prefetchlab._engine import PrefetchlabError, drive_files
+
+    if model not in _DESCRIPTION_FILES:
+        try:
+            _DESCRIPTION_FILES[model] = drive_files(model)
+        except PrefetchlabError:
+            return [model]
+    return _DESCRIPTION_FILES[model]
+
+
+#: A description's files, read once per process.
+_DESCRIPTION_FILES: dict[str, list[str]] = {}
 
 
 def _file_digest(path: str) -> str:

@@ -134,23 +134,6 @@ class ResultsDB:
             ).fetchall()
         return {r[0]: r[1] for r in rows}
 
-    def drop_other_versions(self, experiment: str, version: str, keep: Sequence[str]) -> int:
-        """Deletes the rows of ``experiment`` stored by another version than ``version`` (an
-        engine built from other sources) whose run is not in ``keep`` (the sweep's runs, whose
-        rows the sweep itself replaces): no run of this engine can reuse them, and exports and
-        figures would mix them with its own. Returns how many went."""
-        if not self.exists():
-            return 0
-        with connect(self.path) as con:
-            if not _has_table(con, self.path):
-                return 0
-            where = "experiment = ? AND version IS DISTINCT FROM ? AND NOT list_contains(?, run_id)"
-            args = [experiment, version, list(keep)]
-            n = con.execute(f"SELECT count(*) FROM runs WHERE {where}", args).fetchone()
-            if n and n[0]:
-                con.execute(f"DELETE FROM runs WHERE {where}", args)
-            return int(n[0]) if n else 0
-
     def write(self, experiment: str, run_id: str, config_json: str, result: Mapping[str, Any]) -> None:
         """Stores one finished run in its own transaction (replacing a stored one: --force)."""
         self.write_many(experiment, [(run_id, config_json, result)])
@@ -193,14 +176,15 @@ class ResultsDB:
                         raise KeyboardInterrupt from None
                     raise
 
-    def rows(self, experiment: str | None = None) -> list[dict[str, Any]]:
-        """Stored rows (of one experiment, or all), ordered by experiment and run id."""
+    def rows(self, experiment: str | None = None, version: str | None = None) -> list[dict[str, Any]]:
+        """Stored rows (of one experiment, or all; stored by ``version`` only, when given),
+        ordered by experiment and run id."""
         if not self.exists():
             return []
         with connect(self.path, read_only=True) as con:
             if not _has_table(con, self.path):
                 return []
-            where, args = ("WHERE experiment = ?", [experiment]) if experiment is not None else ("", [])
+            where, args = _where(experiment, version)
             cur = con.execute(f"SELECT * FROM runs {where} ORDER BY experiment, run_id", args)
             names = [d[0] for d in cur.description]
             return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
@@ -213,8 +197,23 @@ class ResultsDB:
                 return []
             return [r[0] for r in con.execute("SELECT DISTINCT experiment FROM runs ORDER BY 1").fetchall()]
 
-    def export_parquet(self, out_dir: str | Path) -> list[Path]:
-        """Writes one Parquet file per experiment, ``OUT_DIR/<experiment>.parquet``."""
+    def count_other_versions(self, experiment: str | None, version: str) -> int:
+        """Rows (of one experiment, or all) stored by another version than ``version``."""
+        if not self.exists():
+            return 0
+        with connect(self.path, read_only=True) as con:
+            if not _has_table(con, self.path):
+                return 0
+            where, args = _where(experiment, None)
+            joiner = "AND" if where else "WHERE"
+            row = con.execute(
+                f"SELECT count(*) FROM runs {where} {joiner} version IS DISTINCT FROM ?", [*args, version]
+            ).fetchone()
+            return int(row[0]) if row else 0
+
+    def export_parquet(self, out_dir: str | Path, version: str | None = None) -> list[tuple[Path, int]]:
+        """Writes one Parquet file per experiment, ``OUT_DIR/<experiment>.parquet``, of the rows
+        stored by ``version`` (every row when None); returns each file and its row count."""
         import pyarrow.parquet as pq
 
         out = Path(out_dir)
@@ -225,14 +224,25 @@ class ResultsDB:
         written = []
         with connect(self.path, read_only=True) as con:
             for name in names:
-                rel = con.sql("SELECT * FROM runs WHERE experiment = ? ORDER BY run_id", params=[name])
+                where, args = _where(name, version)
+                rel = con.sql(f"SELECT * FROM runs {where} ORDER BY run_id", params=args)
                 # DuckDB 2 names it to_arrow_table; DuckDB 1's arrow() returns the same table.
                 fetch = getattr(rel, "to_arrow_table", None) or rel.arrow
                 table = fetch()
+                if table.num_rows == 0:
+                    continue
                 target = out / f"{_file_safe(name)}.parquet"
                 pq.write_table(table, target)
-                written.append(target)
+                written.append((target, table.num_rows))
         return written
+
+
+def _where(experiment: str | None, version: str | None) -> tuple[str, list[str]]:
+    """The WHERE clause picking one experiment's rows and one version's (each when given)."""
+    terms = [(t, v) for t, v in (("experiment = ?", experiment), ("version = ?", version)) if v is not None]
+    if not terms:
+        return "", []
+    return "WHERE " + " AND ".join(t for t, _ in terms), [v for _, v in terms if v is not None]
 
 
 def _rollback(con: duckdb.DuckDBPyConnection) -> None:

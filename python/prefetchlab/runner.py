@@ -255,9 +255,6 @@ class SweepSummary:
     #: Runs stored by an engine built from other sources, or from input files (a trace, a
     #: DiskSim description) that have changed since: run again (or to be, if they failed).
     outdated: int = 0
-    #: Rows of the experiment stored by other engine builds and not run again here (runs no
-    #: longer in the sweep, such as those of a configuration key added since): deleted.
-    dropped: int = 0
 
     def line(self) -> str:
         """The summary a command prints: runs, run now, reused, where."""
@@ -266,10 +263,9 @@ class SweepSummary:
             if self.outdated
             else ""
         )
-        gone = f"; {self.dropped} rows of other engine builds removed" if self.dropped else ""
         return (
             f"{self.experiment}: {self.total} runs, {self.ran} run now{again}, "
-            f"{self.stored_before} already stored -> {self.db}{gone}"
+            f"{self.stored_before} already stored -> {self.db}"
         )
 
 
@@ -323,12 +319,11 @@ def sweep(
         backend.abort()
         raise
     backend.close()
-    dropped = db.drop_other_versions(exp.name, engine_version, [r.run_id for r in exp.runs])
     if failed:
         run, error = failed[0]
         more = f" ({len(failed) - 1} more failed runs not stored)" if len(failed) > 1 else ""
         raise RunFailed(run.config_json, PrefetchlabError(f"{_name(run)}: {error}{more}"))
-    return SweepSummary(exp.name, db.path, len(exp.runs), done_before, len(todo), outdated, dropped)
+    return SweepSummary(exp.name, db.path, len(exp.runs), done_before, len(todo), outdated)
 
 
 def _name(run: RunSpec) -> str:

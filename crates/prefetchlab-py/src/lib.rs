@@ -340,6 +340,14 @@ fn preset_info<'py>(py: Python<'py>, name: &str) -> PyResult<Option<Bound<'py, P
     Ok(Some(d))
 }
 
+/// The files a DiskSim drive description reads (`disk.model` a path):
+/// itself and everything it sources, its seek curve and layout map.
+#[pyfunction]
+fn drive_files(model: &str) -> PyResult<Vec<String>> {
+    let files = guarded(|| prefetchlab::device::disksim::files_read(Path::new(model)))?;
+    Ok(files.into_iter().map(|p| p.display().to_string()).collect())
+}
+
 /// What a drive is, for the caller to show (`prefetchlab drive`, the run
 /// header): its geometry, mechanics, cache and queue as the description
 /// sets them, its media and interface rates in MB/s
@@ -492,6 +500,7 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(preset_info, m)?)?;
     m.add_function(wrap_pyfunction!(preset_names, m)?)?;
     m.add_function(wrap_pyfunction!(drive_facts, m)?)?;
+    m.add_function(wrap_pyfunction!(drive_files, m)?)?;
     m.add_function(wrap_pyfunction!(trace_stats, m)?)?;
     m.add_function(wrap_pyfunction!(trace_convert, m)?)?;
     m.add_function(wrap_pyfunction!(trace_formats, m)?)?;

@@ -315,8 +315,9 @@ impl Engine {
         let layout = ArrayLayout::new(cfg.array.layout, disks, strip_blocks, disk_blocks)?;
         let (gens, file_pages) = workload::build(cfg);
         // the webserver's log is the last file, its writes the journal thread's
-        let weblog = (workload::log_capacity_pages(cfg) > 0)
-            .then(|| Box::new(LogAppend::new(file_pages.len() as u32 - 1, gens.len() as u32)));
+        let log_pages = workload::log_capacity_pages(cfg);
+        let weblog = (log_pages > 0)
+            .then(|| Box::new(LogAppend::new(file_pages.len() as u32 - 1, log_pages, gens.len() as u32)));
         let mut fs_rng = Rng::derive(cfg.run.seed, "fs");
         let fs = FileSystem::build(&cfg.fs, &file_pages, layout.capacity_blocks(), &mut fs_rng)?;
         let meta_blocks = fs.meta_blocks() as usize;
@@ -431,12 +432,12 @@ impl Engine {
         // the time of the last event that did something
         let mut last_ns = 0;
         while let Some((t, ev)) = self.events.pop() {
+            if matches!(ev, Ev::LogCommit) && self.active_streams == 0 {
+                continue; // the run ended with its last read: no commit, no time
+            }
             if self.duration_ns > 0 && t > self.duration_ns {
                 self.end_ns = self.duration_ns;
                 return Ok(());
-            }
-            if matches!(ev, Ev::LogCommit) && self.active_streams == 0 {
-                continue; // the run ended with its last read: no commit, no time
             }
             last_ns = t;
             events += 1;

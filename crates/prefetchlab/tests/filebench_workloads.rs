@@ -77,6 +77,36 @@ fn the_webserver_appends_to_its_log_and_the_journal_writes_it() {
     }
 }
 
+/// Each journal commit writes the log's pages from where the previous one
+/// ended (its partial last page again), no page skipped; a run bounded by
+/// `run.duration` that ends before it is not lengthened by a commit due
+/// after its last read.
+#[test]
+fn journal_commits_follow_each_other_and_end_with_the_reads() {
+    let toml = "[array]\nlayout = 'raid0'\ndisks = 2\nstrip = '64KiB'\n[fs]\nindirect_blocks = false\n\
+                [workload]\nkind = 'webserver'\nstreams = 2\nfiles = 100\nfile_size = '16KiB'\n\
+                record = '16KiB'\nrequests = 60\nthink_time = '300ms'\n[output]\nio_log = true\n";
+    let r = simulate(&Config::from_toml(toml, &[]).unwrap()).unwrap();
+    let log = r.io_log.as_ref().unwrap();
+    let commits: Vec<(i64, i64)> = (0..log.len())
+        .filter(|&i| log.event[i] == prefetchlab::metrics::IoEvent::BlockRequest as u8 && log.stream[i] == 2)
+        .map(|i| (log.array_block[i], log.pages[i]))
+        .collect();
+    assert!(commits.len() >= 3, "{commits:?}");
+    for w in commits.windows(2) {
+        let end = w[0].0 + w[0].1;
+        assert!(w[1].0 == end || w[1].0 == end - 1, "a gap or a page written twice: {commits:?}");
+    }
+    // 12 appends of 1 to 16 KiB: the pages written cover what was appended before the last commit
+    let written = commits.last().map(|c| c.0 + c.1).unwrap() - commits[0].0;
+    assert!((1..=12 * 4).contains(&written), "{written}");
+    // the reads end at 30.9 s; the commit due at 35 s is not made, and a duration that
+    // ends between the two does not lengthen the run
+    assert!(r.metrics.sim_time_s > 30.0 && r.metrics.sim_time_s < 34.0, "{}", r.metrics.sim_time_s);
+    let bounded = simulate(&Config::from_toml(toml, &["run.duration='34s'".into()]).unwrap()).unwrap();
+    assert_eq!(bounded.metrics.sim_time_s, r.metrics.sim_time_s);
+}
+
 #[test]
 fn a_videoserver_stream_keeps_its_rate() {
     let toml = format!(
@@ -112,6 +142,12 @@ fn bad_file_sets_name_the_key() {
     let err = Config::from_toml("[workload]\nkind = 'webserver'\nlog_append = '2MiB'\n", &[]).unwrap_err();
     assert!(err.to_string().contains("0 (no log) to 1MiB"), "{err}");
     Config::from_toml("[workload]\nkind = 'webserver'\nlog_append = 0\n", &[]).unwrap();
+    // given at all to another workload, FileBench's own value included, it is an error;
+    // a webserver's resolved configuration carries it, no other's does
+    assert!(Config::from_toml("[workload]\nlog_append = '16KiB'\n", &[]).is_err());
+    let web = Config::from_toml("[workload]\nkind = 'webserver'\n", &[]).unwrap();
+    assert_eq!(web.workload.log_append.map(|s| s.0), Some(16384));
+    assert!(!Config::from_toml("", &[]).unwrap().to_json().contains("log_append"));
 }
 
 /// [IEICE13] Fig. 11's setting through the stack: the same file set on an

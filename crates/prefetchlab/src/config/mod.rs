@@ -1070,8 +1070,23 @@ pub struct WorkloadConfig {
     /// `webserver`: FileBench's log append (`appendfilerand` of
     /// `$meanappendsize`): after every 10 files a thread appends a size
     /// drawn uniformly from 1 to this many bytes to one shared log file
-    /// (0: no log). See [`crate::workload`].
-    pub log_append: Size,
+    /// (0: no log; not given: FileBench's 16 KiB, filled in for a webserver
+    /// when the configuration is read). See [`crate::workload`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub log_append: Option<Size>,
+}
+
+impl WorkloadConfig {
+    /// The largest log append of a webserver, bytes (0: no log, or not a
+    /// webserver).
+    pub fn log_append_bytes(&self) -> u64 {
+        match self.kind {
+            WorkloadKind::Webserver => {
+                self.log_append.map_or(crate::workload::FILEBENCH_MEAN_APPEND_BYTES, |s| s.0)
+            }
+            _ => 0,
+        }
+    }
 }
 
 impl Default for WorkloadConfig {
@@ -1096,7 +1111,7 @@ impl Default for WorkloadConfig {
             files: 1000,
             gamma_shape: crate::workload::FILEBENCH_GAMMA_SHAPE,
             rate: Size(0),
-            log_append: Size(crate::workload::FILEBENCH_MEAN_APPEND_BYTES),
+            log_append: None,
         }
     }
 }
@@ -1193,6 +1208,10 @@ impl Config {
         cfg.check()?;
         // resolved: the readahead max md (or SARA) gives the array when none is set
         cfg.readahead.max.get_or_insert(Size(cfg.readahead_max_bytes()));
+        // and a webserver's log append, FileBench's unless given
+        if cfg.workload.kind == WorkloadKind::Webserver {
+            cfg.workload.log_append = Some(Size(cfg.workload.log_append_bytes()));
+        }
         // and the client a `[topology]` run has when none is given
         if cfg.topology.is_distributed() {
             cfg.topology.clients = cfg.topology.client_specs().into_owned();
@@ -1967,14 +1986,13 @@ impl Config {
         if w.kind == WorkloadKind::Videoserver {
             units::check_stream_rate(w.rate.0).map_err(|m| Error::config("workload.rate", m))?;
         }
-        if w.log_append.0 > MAX_LOG_APPEND_BYTES {
+        if let Some(Size(bytes)) = w.log_append.filter(|s| s.0 > MAX_LOG_APPEND_BYTES) {
             return Err(Error::config(
                 "workload.log_append",
-                format!("the largest log append, 0 (no log) to 1MiB, got {} bytes", w.log_append.0),
+                format!("the largest log append, 0 (no log) to 1MiB, got {bytes} bytes"),
             ));
         }
-        if w.kind != WorkloadKind::Webserver && w.log_append.0 != crate::workload::FILEBENCH_MEAN_APPEND_BYTES
-        {
+        if w.kind != WorkloadKind::Webserver && w.log_append.is_some() {
             return Err(Error::config(
                 "workload.log_append",
                 format!(

@@ -9,8 +9,11 @@
 //! before its commit, so an appended page is on the disks within 5 s.
 //!
 //! Modelled: at each multiple of 5 s of simulated time at which pages are
-//! dirty, one write of the log's pages dirtied since the last commit (a
-//! partial last page again once appended to), in physically contiguous runs
+//! dirty (JBD commits a transaction 5 s after it began; here the commits
+//! fall on the run's 5 s marks, the first after the first append), one write
+//! of the log's pages dirtied since the last commit (a partial last page
+//! again once appended to; the log holds at most 64 MiB, appends past it
+//! wrapping to its start), in physically contiguous runs
 //! (the file layer's map), through the array as md writes them — on RAID-5/6
 //! the reads of read-modify-write or reconstruct-write first
 //! ([`crate::array::write`]) — and through the array cache, write-through,
@@ -26,7 +29,6 @@
 //! blocks are left at its end).
 
 use super::{Engine, Ev, IoKind};
-use crate::array::write::plan_write;
 use crate::metrics::{IoEvent, IoRow};
 use crate::sim::TimeNs;
 use crate::units::{NS_PER_S, PAGE_BYTES};
@@ -39,6 +41,8 @@ pub const COMMIT_INTERVAL_NS: TimeNs = 5 * NS_PER_S;
 pub(super) struct LogAppend {
     /// The log file's id in the file layer (after the file set).
     pub(super) file: u32,
+    /// Its pages: appends beyond them wrap to its start.
+    capacity_pages: u64,
     /// The journal thread's context for the schedulers.
     pub(super) context: u32,
     /// Bytes appended so far (the file's size).
@@ -53,9 +57,10 @@ pub(super) struct LogAppend {
 }
 
 impl LogAppend {
-    pub(super) fn new(file: u32, context: u32) -> Self {
+    pub(super) fn new(file: u32, capacity_pages: u64, context: u32) -> Self {
         LogAppend {
             file,
+            capacity_pages: capacity_pages.max(1),
             context,
             size_bytes: 0,
             written_pages: 0,
@@ -86,12 +91,17 @@ impl Engine {
     pub(super) fn log_commit(&mut self) {
         let log = self.weblog.as_mut().expect("a webserver's log");
         log.commit_pending = false;
-        let (file, first, end) = (log.file, log.written_pages, log.size_bytes.div_ceil(PAGE_BYTES));
+        let (file, cap) = (log.file, log.capacity_pages);
+        let end = log.size_bytes.div_ceil(PAGE_BYTES);
+        // the pages dirtied since the last commit (at most the whole file)
+        let first = log.written_pages.max(end.saturating_sub(cap));
         log.written_pages = log.size_bytes / PAGE_BYTES;
         let mut page = first;
         while page < end {
-            let run = self.fs.contiguous_run(file, page, end - page).max(1);
-            let block = self.fs.bmap(file, page);
+            // the file's page, appends past its end wrapping to its start
+            let at = page % cap;
+            let run = self.fs.contiguous_run(file, at, (end - page).min(cap - at)).max(1);
+            let block = self.fs.bmap(file, at);
             self.log_write(block, run);
             page += run;
         }
@@ -110,28 +120,14 @@ impl Engine {
         row.array_block = block as i64;
         row.pages = blocks as i64;
         self.log(row);
-        plan_write(&self.layout, self.raid6_write, block, blocks, &mut self.write_plan);
-        self.rmw_rows += self.write_plan.rmw_rows;
-        self.rcw_rows += self.write_plan.rcw_rows;
-        self.full_rows += self.write_plan.full_rows;
-        if self.write_plan.reads.is_empty() {
+        if !self.md_write_reads(IoKind::LogWritePre, context, block, blocks) {
             self.log_write_out(block, blocks);
-            return;
         }
-        let io = self.new_io(IoKind::LogWritePre, context, block, blocks);
-        let reads = std::mem::take(&mut self.write_plan.reads);
-        self.queue_extents(io, &reads, false);
-        self.write_plan.reads = reads;
     }
 
     /// The disk writes of a log write (its reads, if any, are done).
     pub(super) fn log_write_out(&mut self, block: u64, blocks: u64) {
         let context = self.weblog.as_ref().expect("a webserver's log").context;
-        // the plan again (a function of the range and the layout)
-        let mut plan = std::mem::take(&mut self.write_plan);
-        plan_write(&self.layout, self.raid6_write, block, blocks, &mut plan);
-        let io = self.new_io(IoKind::LogWriteOut, context, block, blocks);
-        self.queue_extents(io, &plan.writes, true);
-        self.write_plan = plan;
+        self.md_write_out(IoKind::LogWriteOut, context, block, blocks);
     }
 }

@@ -367,28 +367,44 @@ impl Engine {
     /// A trace write: md's reads first (if any), then the writes.
     pub(super) fn start_write(&mut self, req: u32) {
         let r = self.trace.as_ref().expect("a trace").reqs[req as usize];
-        plan_write(&self.layout, self.raid6_write, r.block, r.blocks, &mut self.write_plan);
-        self.rmw_rows += self.write_plan.rmw_rows;
-        self.rcw_rows += self.write_plan.rcw_rows;
-        self.full_rows += self.write_plan.full_rows;
-        if self.write_plan.reads.is_empty() {
+        if !self.md_write_reads(IoKind::WritePre { req }, r.stream, r.block, r.blocks) {
             self.write_out(req);
-            return;
         }
-        let io = self.new_io(IoKind::WritePre { req }, r.stream, r.block, r.blocks);
-        let reads = std::mem::take(&mut self.write_plan.reads);
-        self.queue_extents(io, &reads, false);
-        self.write_plan.reads = reads;
     }
 
     /// The writes of trace request `req` (its reads, if any, are done).
     pub(super) fn write_out(&mut self, req: u32) {
         let r = self.trace.as_ref().expect("a trace").reqs[req as usize];
-        // the plan again (it is a function of the request and the layout):
-        // nothing is kept per request between the two phases
+        self.md_write_out(IoKind::WriteOut { req }, r.stream, r.block, r.blocks);
+    }
+
+    /// An array write of `blocks` from `block`, as md plans it (counted in
+    /// the read-modify-write, reconstruct-write and full-stripe rows): its
+    /// reads sent as one I/O of kind `pre` for `stream`; `false` when it
+    /// needs none (the caller then sends the writes, [`Self::md_write_out`]).
+    pub(super) fn md_write_reads(&mut self, pre: IoKind, stream: u32, block: u64, blocks: u64) -> bool {
+        plan_write(&self.layout, self.raid6_write, block, blocks, &mut self.write_plan);
+        self.rmw_rows += self.write_plan.rmw_rows;
+        self.rcw_rows += self.write_plan.rcw_rows;
+        self.full_rows += self.write_plan.full_rows;
+        if self.write_plan.reads.is_empty() {
+            return false;
+        }
+        let io = self.new_io(pre, stream, block, blocks);
+        let reads = std::mem::take(&mut self.write_plan.reads);
+        self.queue_extents(io, &reads, false);
+        self.write_plan.reads = reads;
+        true
+    }
+
+    /// The disk writes of an array write (its reads, if any, are done), as
+    /// one I/O of kind `out`.
+    pub(super) fn md_write_out(&mut self, out: IoKind, stream: u32, block: u64, blocks: u64) {
+        // the plan again (it is a function of the range and the layout):
+        // nothing is kept per write between the two phases
         let mut plan = std::mem::take(&mut self.write_plan);
-        plan_write(&self.layout, self.raid6_write, r.block, r.blocks, &mut plan);
-        let io = self.new_io(IoKind::WriteOut { req }, r.stream, r.block, r.blocks);
+        plan_write(&self.layout, self.raid6_write, block, blocks, &mut plan);
+        let io = self.new_io(out, stream, block, blocks);
         self.queue_extents(io, &plan.writes, true);
         self.write_plan = plan;
     }

@@ -33,10 +33,11 @@ pub struct Converted {
 /// Writes the records of `source` to `out` as lcs-csv in blocks of
 /// `block_bytes`; `progress(records)` is called after each batch.
 /// An error when `out` is the file `input` (written over, the trace would
-/// be lost with its conversion): the same path, or a link to it.
+/// be lost with its conversion): the same path, or a link to it (symbolic
+/// or hard: the same file on the same device).
 pub fn not_the_input(input: &Path, out: &Path) -> Result<()> {
-    let same = match (input.canonicalize(), out.canonicalize()) {
-        (Ok(a), Ok(b)) => a == b,
+    let same = match (std::fs::metadata(input), std::fs::metadata(out)) {
+        (Ok(a), Ok(b)) => same_file(&a, &b) || input.canonicalize().ok() == out.canonicalize().ok(),
         _ => false, // an output that does not exist yet is not the input
     };
     if same {
@@ -47,6 +48,17 @@ pub fn not_the_input(input: &Path, out: &Path) -> Result<()> {
         ));
     }
     Ok(())
+}
+
+#[cfg(unix)]
+fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    (a.dev(), a.ino()) == (b.dev(), b.ino())
+}
+
+#[cfg(not(unix))]
+fn same_file(_: &std::fs::Metadata, _: &std::fs::Metadata) -> bool {
+    false // the canonical paths decide
 }
 
 pub fn to_lcs_csv(

@@ -22,11 +22,12 @@
 //!   after every [`LOG_EVERY_FILES`] files a thread appends a size drawn
 //!   uniformly from 1 to `workload.log_append` bytes (0: no log) to a log
 //!   file placed after the file set, from a random stream of its own (so the
-//!   files read are those of a run without the log). The append is a
+//!   files a thread chooses are those of a run without the log). The append is a
 //!   buffered write: the thread goes on at once, and the engine writes the
 //!   pages dirtied to the disks at the next journal commit (see
 //!   [`crate::engine`]). The log file is sized for every append the run can
-//!   make ([`log_capacity_pages`]) and is never read.
+//!   make, at most 64 MiB, beyond which appends wrap to its start
+//!   ([`log_capacity_pages`]); it is never read.
 //! * `videoserver` — each stream reads its own file sequentially at
 //!   `workload.rate` bytes per second: request `k` is issued no earlier than
 //!   `k × record / rate` after the first (0: as fast as served).
@@ -87,15 +88,20 @@ pub const LOG_EVERY_FILES: u64 = 10;
 /// `workload.log_append`.
 pub const FILEBENCH_MEAN_APPEND_BYTES: u64 = 16 << 10;
 
+/// The most pages the webserver's log file holds (64 MiB: some 8,000 appends
+/// of FileBench's mean 8 KiB); appends beyond it start again at its
+/// beginning, as a rotated log would.
+pub const LOG_MAX_PAGES: u64 = (64 << 20) / PAGE_BYTES;
+
 /// The pages of the webserver's log file: room for every append the run's
-/// threads can make (0 without a log).
+/// threads can make, at most [`LOG_MAX_PAGES`] (0 without a log).
 pub fn log_capacity_pages(cfg: &Config) -> u64 {
     let w = &cfg.workload;
-    if w.kind != WorkloadKind::Webserver || w.log_append.0 == 0 {
+    if w.log_append_bytes() == 0 {
         return 0;
     }
-    let appends = u64::from(w.streams) * files_per_thread(cfg).div_ceil(LOG_EVERY_FILES);
-    (appends * w.log_append.0).div_ceil(PAGE_BYTES).max(1)
+    let appends = u64::from(w.streams).saturating_mul(files_per_thread(cfg).div_ceil(LOG_EVERY_FILES));
+    appends.saturating_mul(w.log_append_bytes()).div_ceil(PAGE_BYTES).clamp(1, LOG_MAX_PAGES)
 }
 
 /// Whole files each thread of a file set reads.
@@ -233,7 +239,7 @@ pub fn build(cfg: &Config) -> (Vec<Generator>, Vec<u64>) {
                 think_ns: w.think_time.0,
                 interval_ns,
                 fileset: fileset.clone(),
-                log_append_bytes: if log_pages > 0 { w.log_append.0 } else { 0 },
+                log_append_bytes: if log_pages > 0 { w.log_append_bytes() } else { 0 },
             },
             issued: 0,
             rng: Rng::derive(cfg.run.seed, &format!("stream{i}")),

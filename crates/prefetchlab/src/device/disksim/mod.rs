@@ -236,6 +236,31 @@ pub fn load_drive(path: &Path, overrides: &[(String, f64)]) -> Result<DriveParam
     load_drive_with(path, &Options { source: &parse::FileSystem, overrides, keep_heads: None })
 }
 
+/// Every file the drive description at `path` reads — itself, the files it
+/// `source`s, its seek curve, its layout map — each once, in the order read:
+/// what a stored result depends on besides its configuration.
+pub fn files_read(path: &Path) -> Result<Vec<std::path::PathBuf>> {
+    let rec = Recording { inner: &parse::FileSystem, paths: RefCell::new(Vec::new()) };
+    load_drive_with(path, &Options { source: &rec, overrides: &[], keep_heads: None })?;
+    Ok(rec.paths.into_inner())
+}
+
+/// A source that notes each path read.
+struct Recording<'a> {
+    inner: &'a dyn Source,
+    paths: RefCell<Vec<std::path::PathBuf>>,
+}
+
+impl Source for Recording<'_> {
+    fn read(&self, path: &Path) -> std::result::Result<String, String> {
+        let mut paths = self.paths.borrow_mut();
+        if !paths.iter().any(|p| p == path) {
+            paths.push(path.to_path_buf());
+        }
+        self.inner.read(path)
+    }
+}
+
 /// Loads a drive from `path` as `opts` say.
 pub fn load_drive_with(path: &Path, opts: &Options<'_>) -> Result<DriveParams> {
     check_overrides(opts.overrides)?;
@@ -372,37 +397,42 @@ pub fn load_drive_with(path: &Path, opts: &Options<'_>) -> Result<DriveParams> {
     };
     // values beyond what DiskSim's cache code distinguishes are taken as its
     // nearest, and said (a typo would otherwise change the drive unseen)
-    for (k, lo, hi) in [
-        ("Buffer continuous read", 0.0, 4.0),
-        ("Fast write level", 0.0, 2.0),
-        ("High (read) water mark", 0.0, 1.0),
-        ("Low (write) water mark", 0.0, 1.0),
-        ("Minimum read-ahead (blks)", 0.0, u32::MAX as f64),
-        ("Maximum read-ahead (blks)", 0.0, u32::MAX as f64),
-        ("Preseeking level", 0.0, u32::MAX as f64),
-    ] {
+    let mut said = Vec::new();
+    let mut within = |k: &str, lo: f64, hi: f64| -> Result<f64> {
         let v = d(k)?;
         if v < lo || v > hi {
             let at = g.ov(k).map_or_else(
                 || format!("{}:{}", disk.path_str(), disk.get(k).map_or(disk.line, |p| p.line)),
                 |_| "override".to_string(),
             );
-            warnings.push(format!("{at}: `{k} = {v}` is outside {lo} to {hi}: taken as {}", v.clamp(lo, hi)));
+            said.push(format!("{at}: `{k} = {v}` is outside {lo} to {hi}: taken as {}", v.clamp(lo, hi)));
         }
-    }
+        Ok(v.clamp(lo, hi))
+    };
+    let blocks_max = u32::MAX as f64;
+    let (contread, min_readahead, max_readahead) = (
+        within("Buffer continuous read", 0.0, 4.0)? as u32,
+        within("Minimum read-ahead (blks)", 0.0, blocks_max)? as u32,
+        within("Maximum read-ahead (blks)", 0.0, blocks_max)? as u32,
+    );
+    let fast_write_level = within("Fast write level", 0.0, 2.0)? as u32;
+    let (read_water, write_water) =
+        (within("High (read) water mark", 0.0, 1.0)?, within("Low (write) water mark", 0.0, 1.0)?);
+    within("Preseeking level", 0.0, blocks_max)?; // said here; taken above (0 below)
+    warnings.append(&mut said);
     let cache = CacheParams {
         enabled: flag("Enable caching in buffer")?,
         segments: count("Number of buffer segments", 1, MAX_SEGMENTS)?,
         segment_blocks: count("Segment size (in blks)", 1, INT_MAX)?,
         max_write_segments: count("Maximum number of write segments", 1, MAX_SEGMENTS)?,
         separate_write_segment: flag("Use separate write segment")?,
-        contread: d("Buffer continuous read")?.clamp(0.0, 4.0) as u32,
-        min_readahead: d("Minimum read-ahead (blks)")?.clamp(0.0, u32::MAX as f64) as u32,
-        max_readahead: d("Maximum read-ahead (blks)")?.clamp(0.0, u32::MAX as f64) as u32,
+        contread,
+        min_readahead,
+        max_readahead,
         readahead_over_requested: flag("Read-ahead over requested")?,
         readahead_on_idle_hit: flag("Read-ahead on idle hit")?,
         read_any_free_blocks: flag("Read any free blocks")?,
-        fast_write_level: d("Fast write level")?.clamp(0.0, 2.0) as u32,
+        fast_write_level,
         combine_seq_writes: flag("Combine seq writes")?,
         immed_read: flag("Immediate buffer read")?,
         immed_write: flag("Immediate buffer write")?,
@@ -417,8 +447,8 @@ pub fn load_drive_with(path: &Path, opts: &Options<'_>) -> Result<DriveParams> {
         write_hit_stop_prefetch: flag("Write hit stop prefetch")?,
         read_directly_to_buffer: flag("Read directly to buffer")?,
         immed_transfer_partial_hit: flag("Immed transfer partial hit")?,
-        read_water: d("High (read) water mark")?.clamp(0.0, 1.0),
-        write_water: d("Low (write) water mark")?.clamp(0.0, 1.0),
+        read_water,
+        write_water,
         water_by_request: flag("Set watermark by reqsize")?,
         calc_sector_by_sector: g.num_or(disk, "Calc sector by sector", 1.0)? != 0.0,
     };
@@ -435,9 +465,15 @@ pub fn load_drive_with(path: &Path, opts: &Options<'_>) -> Result<DriveParams> {
         None => QueueParams { max_queue_length, ..QueueParams::default() },
     };
     if !(1..=26).contains(&queue.policy) {
+        let at = match disk.get("Scheduler").and_then(|p| match &p.value {
+            Value::Block(q) => Some((q.path_str(), q.get("Scheduling policy").map_or(q.line, |p| p.line))),
+            _ => None,
+        }) {
+            Some((path, line)) => format!("{path}:{line}"),
+            None => disk.path_str(),
+        };
         warnings.push(format!(
-            "{}: `Scheduling policy = {}` is not one of DiskSim's (1 to 26): taken as 1, FCFS",
-            disk.path_str(),
+            "{at}: `Scheduling policy = {}` is not one of DiskSim's (1 to 26): taken as 1, FCFS",
             queue.policy
         ));
     }
@@ -533,6 +569,16 @@ mod tests {
         );
         assert!(w.contains("override: `Fast write level = 9` is outside 0 to 2: taken as 2"), "{w}");
         assert!(load_mem(&mem(), &[]).unwrap().warnings.iter().all(|w| !w.contains("not a parameter")));
+    }
+
+    #[test]
+    fn the_files_a_description_reads_are_listed() {
+        let d = tmpdir("files");
+        std::fs::write(d.join("m.model"), MODEL).unwrap();
+        std::fs::write(d.join("d.diskspecs"), SPECS).unwrap();
+        let files = files_read(&d.join("d.diskspecs")).unwrap();
+        assert_eq!(files, vec![d.join("d.diskspecs"), d.join("m.model")]);
+        std::fs::remove_dir_all(&d).ok();
     }
 
     #[test]
