@@ -550,3 +550,26 @@ def test_run_header_says_datasheet_for_a_datasheet_preset(small_config: Path) ->
     assert "wd10evvs (datasheet)" in header, header
     proc = run_cli("run", small_config, "--set", "disk.model=cheetah-15k5")
     assert "datasheet" not in proc.stdout.splitlines()[1]
+
+
+def test_sigterm_turned_into_an_interruption_by_a_library_still_reads_as_sigterm(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # DuckDB, interrupted in a query by the exception SIGTERM's handler raises, reports its own
+    # interruption, which reaches the command as KeyboardInterrupt.
+    from prefetchlab import cli
+
+    def sigterm_in_a_query(args: object) -> int:
+        try:
+            cli._on_sigterm(15, None)
+        except cli.Terminated:
+            raise KeyboardInterrupt from None
+        return 0
+
+    monkeypatch.setattr(cli, "cmd_run", sigterm_in_a_query)
+    monkeypatch.setattr(cli, "_sigterm_seen", False)
+    assert cli.main(["run", "x.toml"]) == cli.EXIT_TERMINATED
+    assert capsys.readouterr().err.strip() == "prefetchlab: terminated"
+    monkeypatch.setattr(cli, "_sigterm_seen", False)
+    monkeypatch.setattr(cli, "cmd_run", lambda args: (_ for _ in ()).throw(KeyboardInterrupt))
+    assert cli.main(["run", "x.toml"]) == cli.EXIT_INTERRUPTED

@@ -47,8 +47,24 @@ class Terminated(BaseException):
     stored stay) and exits with :data:`EXIT_TERMINATED`."""
 
 
+#: SIGTERM arrived: a library between (DuckDB in a query, the engine in a run) may turn the
+#: exception it raises into its own interruption, which reaches us as KeyboardInterrupt.
+_sigterm_seen = False
+
+
 def _on_sigterm(signum: int, frame: object) -> None:
+    global _sigterm_seen
+    _sigterm_seen = True
     raise Terminated
+
+
+def _stopped() -> int:
+    """Says why the command stopped (Ctrl-C or SIGTERM) and gives its exit code."""
+    if _sigterm_seen:
+        _say(f"{PROG}: terminated")
+        return EXIT_TERMINATED
+    _interrupted()
+    return EXIT_INTERRUPTED
 
 
 class UsageError(Exception):
@@ -417,12 +433,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         raise  # the reader of our output went away (`| head`): console_main stops quietly
     except OSError as e:
         _error(f"{e.filename}: {e.strerror}" if e.filename else str(e))
-    except KeyboardInterrupt:
-        _interrupted()
-        return EXIT_INTERRUPTED
-    except Terminated:
-        _say(f"{PROG}: terminated")
-        return EXIT_TERMINATED
+    except (KeyboardInterrupt, Terminated):
+        return _stopped()
     except Exception as e:  # a bug: still one line, but say so
         _error(f"internal error (please report): {type(e).__name__}: {e}")
     return EXIT_USAGE
@@ -456,11 +468,8 @@ def console_main() -> NoReturn:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         code = 0
-    except KeyboardInterrupt:  # a second Ctrl-C, or one outside main()
-        _interrupted()
-        code = EXIT_INTERRUPTED
-    except Terminated:
-        code = EXIT_TERMINATED
+    except (KeyboardInterrupt, Terminated):  # a second signal, or one outside main()
+        code = _stopped()
     sys.exit(code)
 
 
