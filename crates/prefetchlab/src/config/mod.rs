@@ -2078,6 +2078,16 @@ impl Config {
                      workload has its own readahead (readahead.policy)",
                 ));
             }
+            if !w.path.trim().is_empty() {
+                return Err(Error::config(
+                    "workload.path",
+                    format!(
+                        "a block trace's file, read with workload.kind = \"trace\"; workload.kind = \"{}\" reads \
+                         none (drop workload.path, or set the kind)",
+                        format!("{:?}", w.kind).to_lowercase()
+                    ),
+                ));
+            }
             return Ok(());
         }
         if w.path.trim().is_empty() {
@@ -2581,6 +2591,8 @@ mod tests {
         );
         ok(&["run.mode=timed", "workload.fragments=4", "workload.replay=closed"]).unwrap();
         assert!(refused(co, &["workload.kind=iozone"], "workload.kind").contains("reads a block trace"));
+        let e = refused(co, &["run.mode=timed", "workload.kind=iozone"], "workload.path");
+        assert!(e.contains("\"iozone\" reads none"), "{e}");
         assert!(refused(co, &["array_cache.size=0"], "array_cache.size").contains("give its size"));
         assert!(refused(co, &["array_cache.size=1KiB"], "array_cache.size")
             .contains("at least one 4096-byte block"));
