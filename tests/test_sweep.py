@@ -436,13 +436,6 @@ paper = "yes"
     assert not (tmp_path / "results.duckdb").exists()
 
 
-def test_the_text_metrics_are_the_engines() -> None:
-    from prefetchlab.claims import TEXT_METRICS
-    from prefetchlab.schema import metric_types
-
-    assert {m for m, sql in metric_types().items() if sql == "VARCHAR"} == TEXT_METRICS
-
-
 def test_unreachable_scheduler(tmp_path: Path) -> None:
     with socket.socket() as s:  # a port nothing listens on
         s.bind(("127.0.0.1", 0))

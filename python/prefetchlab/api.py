@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from prefetchlab import _engine
+from prefetchlab import _engine, engine_version
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -230,7 +230,7 @@ def simulate(
         streams=report["streams"],
         disks=report["disks"],
         io_log=_io_log_table(raw_log) if raw_log is not None else None,
-        version=f"{report['version']}+{_engine.engine_build}",
+        version=engine_version,
     )
 
 

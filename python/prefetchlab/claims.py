@@ -248,7 +248,9 @@ def parse_check(text: str, ours: str | None = None) -> Check:
 def unknown_metric(name: str, metrics: list[str]) -> str:
     """``unknown metric `x` (did you mean `y`?)``, or listing the metrics when nothing is close;
     for a metric that is text (a policy's counters as JSON), that it is not a number."""
-    if name in TEXT_METRICS:
+    from prefetchlab.schema import text_metrics
+
+    if name in text_metrics():
         return f"`{name}` is text (a policy's own counters as JSON), not a number to compare or draw"
     close = difflib.get_close_matches(name, metrics, n=3)
     hint = (
@@ -256,9 +258,6 @@ def unknown_metric(name: str, metrics: list[str]) -> str:
     )
     return f"unknown metric `{name}` ({hint})"
 
-
-#: The metrics that are not numbers: the policies' own counters, as JSON text.
-TEXT_METRICS = frozenset({"block_policy_state", "readahead_policy_state"})
 
 Selector = Callable[[dict[str, Wanted]], list[str]]
 

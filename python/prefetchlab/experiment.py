@@ -59,7 +59,7 @@ from prefetchlab.claims import (
     parse_check,
     unknown_metric,
 )
-from prefetchlab.schema import metric_types
+from prefetchlab.schema import numeric_metrics
 
 #: Tables of an experiment file that are not part of the engine's configuration.
 RESERVED = ("experiment", "sweep", "figure", "claim")
@@ -677,8 +677,7 @@ def load_experiment(path: str | Path) -> Experiment:
         axes=axes,
         runs=runs,
     )
-    # figures draw and claims compare numbers: the policies' JSON counters are neither
-    metrics = [m for m, sql in metric_types().items() if sql != "VARCHAR"]
+    metrics = numeric_metrics()  # figures draw and claims compare numbers
     exp.figures = _figures(doc.get("figure"), runs, metrics, path, source, exp.select)
     exp.claims = _claims(doc.get("claim"), exp, metrics)
     return exp

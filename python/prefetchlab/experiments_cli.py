@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from prefetchlab import engine_version
-from prefetchlab.inputs import drives_in, is_disksim_file
+from prefetchlab.inputs import disksim_file, drives_in
 
 if TYPE_CHECKING:
     from prefetchlab.experiment import Experiment
@@ -110,8 +110,8 @@ def warn_drives(disks: Iterable[dict[str, Any]]) -> None:
 
     seen: set[tuple[str, tuple[tuple[str, float], ...]]] = set()
     for disk in disks:
-        model = str(disk.get("model", ""))
-        if disk.get("kind") != "hdd" or not is_disksim_file(model):
+        model = disksim_file(disk)
+        if model is None:
             continue
         overrides = tuple(sorted((k, float(v)) for k, v in disk.get("overrides", {}).items()))
         if (model, overrides) in seen:

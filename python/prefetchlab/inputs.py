@@ -18,6 +18,9 @@ from typing import Any
 #: reads it once.
 _FILE_DIGESTS: dict[tuple[str, int, int], str] = {}
 
+#: A DiskSim description's files, asked of the engine once per process.
+_DESCRIPTION_FILES: dict[str, list[str]] = {}
+
 
 def is_disksim_file(model: str) -> bool:
     """Whether `disk.model` names a DiskSim description file rather than a built-in preset (as
@@ -38,6 +41,13 @@ def drives_in(config: Any) -> Iterator[dict[str, Any]]:
             yield from drives_in(value)
 
 
+def disksim_file(drive: Mapping[str, Any]) -> str | None:
+    """The DiskSim description a drive table (from :func:`drives_in`) names, or None (a
+    preset, an SSD)."""
+    model = str(drive.get("model", ""))
+    return model if drive.get("kind") == "hdd" and is_disksim_file(model) else None
+
+
 def input_files(config: Mapping[str, Any]) -> list[str]:
     """The files a resolved configuration reads: the trace of a `trace` workload and every
     DiskSim description its drives name with the files each reads (what it sources, its seek
@@ -47,8 +57,8 @@ def input_files(config: Mapping[str, Any]) -> list[str]:
     if workload.get("kind") == "trace" and workload.get("path"):
         files.add(str(workload["path"]))
     for drive in drives_in(dict(config)):
-        model = str(drive.get("model", ""))
-        if drive.get("kind") == "hdd" and is_disksim_file(model):
+        model = disksim_file(drive)
+        if model is not None:
             files.update(_description_files(model))
     return sorted(files)
 
@@ -64,10 +74,6 @@ def _description_files(model: str) -> list[str]:
         except PrefetchlabError:
             return [model]
     return _DESCRIPTION_FILES[model]
-
-
-#: A description's files, read once per process.
-_DESCRIPTION_FILES: dict[str, list[str]] = {}
 
 
 def _file_digest(path: str) -> str:

@@ -106,21 +106,14 @@ class ResultsDB:
     def exists(self) -> bool:
         return self.path.exists()
 
-    def stored_ids(self, experiment: str, version: str | None = None) -> set[str]:
-        """The ids of the runs of ``experiment`` already stored (by ``version`` only, when given:
-        the runner gives ``prefetchlab.engine_version``, so that a run stored by another version
-        or another engine build is run again and replaced)."""
+    def stored_ids(self, experiment: str) -> set[str]:
+        """The ids of the runs of ``experiment`` stored, by any engine build."""
         if not self.exists():
             return set()
         with connect(self.path, read_only=True) as con:
             if not _has_table(con, self.path):
                 return set()
-            sql = "SELECT run_id FROM runs WHERE experiment = ?"
-            params = [experiment]
-            if version is not None:
-                sql += " AND version = ?"
-                params.append(version)
-            rows = con.execute(sql, params).fetchall()
+            rows = con.execute("SELECT run_id FROM runs WHERE experiment = ?", [experiment]).fetchall()
         return {r[0] for r in rows}
 
     def stored_inputs(self, experiment: str, version: str) -> dict[str, str | None]:
@@ -240,9 +233,8 @@ class ResultsDB:
 def _where(experiment: str | None, version: str | None) -> tuple[str, list[str]]:
     """The WHERE clause picking one experiment's rows and one version's (each when given)."""
     terms = [(t, v) for t, v in (("experiment = ?", experiment), ("version = ?", version)) if v is not None]
-    if not terms:
-        return "", []
-    return "WHERE " + " AND ".join(t for t, _ in terms), [v for _, v in terms if v is not None]
+    clause = " AND ".join(t for t, _ in terms)
+    return (f"WHERE {clause}" if clause else ""), [v for _, v in terms]
 
 
 def _rollback(con: duckdb.DuckDBPyConnection) -> None:

@@ -293,7 +293,8 @@ def sweep(
         db.create()
         digests = {r.run_id: inputs_digest(r.config_json) for r in exp.runs}
         stored = {} if force else db.stored_inputs(exp.name, engine_version)
-        todo = [r for r in exp.runs if r.run_id not in stored or stored[r.run_id] != digests[r.run_id]]
+        # a run is reused when this build stored it from the files as they are
+        todo = [r for r in exp.runs if stored.get(r.run_id) != digests[r.run_id]]
         outdated = 0 if force else len({r.run_id for r in todo} & db.stored_ids(exp.name))
         by_config: dict[str, RunSpec] = {r.config_json: r for r in todo}
         done_before = len(exp.runs) - len(todo)

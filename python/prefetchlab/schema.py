@@ -44,3 +44,13 @@ def _sql_type(value: object) -> str:
 def metric_names() -> list[str]:
     """Every metric name, in the engine's order."""
     return list(metric_types())
+
+
+def numeric_metrics() -> list[str]:
+    """The metrics that are numbers (what figures draw and claims compare), in the engine's order."""
+    return [name for name, sql in metric_types().items() if sql != "VARCHAR"]
+
+
+def text_metrics() -> set[str]:
+    """The metrics that are text: the policies' own counters, as JSON."""
+    return {name for name, sql in metric_types().items() if sql == "VARCHAR"}

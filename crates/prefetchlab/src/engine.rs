@@ -1189,7 +1189,7 @@ impl Engine {
             + t.map_or(0, |t| t.requests)
             + self.weblog.as_ref().map_or(0, |l| l.appends);
         let bytes_written =
-            t.map_or(0, |t| t.bytes_written) + self.weblog.as_ref().map_or(0, |l| l.bytes_written);
+            t.map_or(0, |t| t.bytes_written) + self.weblog.as_ref().map_or(0, |l| l.size_bytes);
         let mut lat = std::mem::take(&mut self.latencies_ns);
         lat.sort_unstable();
         let ms = |ns: u64| ns as f64 / NS_PER_MS as f64;

@@ -609,7 +609,8 @@ mod tests {
         assert_eq!(c(Layout::Raid6, 6, 1000), 62 * 16 * 4);
         assert_eq!(c(Layout::Raid10, 4, 1000), 62 * 16 * 2);
         assert_eq!(c(Layout::Raid10, 3, 1000), 93 * 16); // ⌊62·3/2⌋ strips
-                                                         // a strip larger than a disk, or a disk of nothing: no array
+
+        // a strip larger than a disk, or a disk of nothing: no array
         let e = ArrayLayout::new(Layout::Raid10, 3, 16, 15).unwrap_err().to_string();
         assert!(e.contains("`array.strip`") && e.contains("larger than a member disk (60 KiB)"), "{e}");
         assert!(ArrayLayout::new(Layout::Raid0, 3, 16, 0).unwrap_err().to_string().contains("less than one"));

@@ -999,6 +999,20 @@ pub enum WorkloadKind {
     Trace,
 }
 
+impl WorkloadKind {
+    /// The configuration's name for it.
+    pub fn name(self) -> &'static str {
+        match self {
+            WorkloadKind::Iozone => "iozone",
+            WorkloadKind::Random => "random",
+            WorkloadKind::Webserver => "webserver",
+            WorkloadKind::Fileserver => "fileserver",
+            WorkloadKind::Videoserver => "videoserver",
+            WorkloadKind::Trace => "trace",
+        }
+    }
+}
+
 /// What a trace's streams are (issue 9).
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
@@ -1190,16 +1204,6 @@ impl Config {
                 }
                 _ => apply_set(&mut tree, set)?,
             }
-        }
-        // a version written as a number loses its trailing zero (3.10 is 3.1)
-        if let Some(v) = tree.get("readahead").and_then(|r| r.get("variant")).filter(|v| v.is_float()) {
-            return Err(Error::config(
-                "readahead.variant",
-                format!(
-                    "a Linux version is a string: got the number {v}; quote it, as in \"3.10\" (expected one \
-                     of `2.6.18`, `2.6.24`, `3.10`, `3.12`)"
-                ),
-            ));
         }
         let mut cfg: Config = match serde_path_to_error::deserialize(tree.clone()) {
             Ok(cfg) => cfg,
@@ -1995,10 +1999,7 @@ impl Config {
         if w.kind != WorkloadKind::Webserver && w.log_append.is_some() {
             return Err(Error::config(
                 "workload.log_append",
-                format!(
-                    "the log append is the webserver's; workload.kind = \"{}\" has none",
-                    format!("{:?}", w.kind).to_lowercase()
-                ),
+                format!("the log append is the webserver's; workload.kind = \"{}\" has none", w.kind.name()),
             ));
         }
         if w.file_size.0 < w.record.0 && !fileset {
@@ -2084,7 +2085,7 @@ impl Config {
                     format!(
                         "a block trace's file, read with workload.kind = \"trace\"; workload.kind = \"{}\" reads \
                          none (drop workload.path, or set the kind)",
-                        format!("{:?}", w.kind).to_lowercase()
+                        w.kind.name()
                     ),
                 ));
             }
@@ -2250,9 +2251,18 @@ fn type_error(tree: &toml::Value, e: serde_path_to_error::Error<toml::de::Error>
     if msg.contains("unit variant") || msg.contains("wanted exactly 1 element") {
         if let Some(names) = names_of(tree, &parts) {
             msg = format!("expected one of {names}");
+            // a name written as a number loses its trailing zeros (`3.10` reads as 3.1)
+            if let Some(v) = value_at(tree, &parts).filter(|v| v.is_float()) {
+                msg = format!("{msg}; got the number {v}: quote the name, as in \"3.10\"");
+            }
         }
     }
     Error::config(key, msg)
+}
+
+/// The value at the key path `parts` of `tree`.
+fn value_at<'a>(tree: &'a toml::Value, parts: &[String]) -> Option<&'a toml::Value> {
+    parts.iter().try_fold(tree, |node, p| node.as_table()?.get(p))
 }
 
 /// The names an enum key takes (serde's "`a`, `b`, …"), found by asking serde
@@ -2608,7 +2618,8 @@ mod tests {
         assert!(refused(co, &["workload.fragments=4"], "workload.fragments").contains("timed"));
         assert!(refused(co, &["run.mode=cached"], "run.mode").contains("cache-only"));
         assert!(refused(co, &["output.io_log=true"], "output.io_log").contains("run.mode = \"timed\""));
-        assert!(refused("", &["readahead.variant=3.10"], "readahead.variant").contains("quote it"));
+        assert!(refused("", &["readahead.variant=3.10"], "readahead.variant")
+            .contains("got the number 3.1: quote"));
         assert_eq!(
             Config::from_toml("", &["readahead.variant=\"3.10\"".into()]).unwrap().readahead.variant,
             LinuxVariant::V3_10

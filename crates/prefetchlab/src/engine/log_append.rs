@@ -40,20 +40,20 @@ pub const COMMIT_INTERVAL_NS: TimeNs = 5 * NS_PER_S;
 #[derive(Debug, Clone)]
 pub(super) struct LogAppend {
     /// The log file's id in the file layer (after the file set).
-    pub(super) file: u32,
+    file: u32,
     /// Its pages: appends beyond them wrap to its start.
     capacity_pages: u64,
     /// The journal thread's context for the schedulers.
-    pub(super) context: u32,
+    context: u32,
     /// Bytes appended so far (the file's size).
-    size_bytes: u64,
+    pub(super) size_bytes: u64,
     /// Pages written by earlier commits, from the file's start (a partial
     /// last page is written again once appended to).
     written_pages: u64,
     /// A commit is scheduled.
     commit_pending: bool,
+    /// Appends so far.
     pub(super) appends: u64,
-    pub(super) bytes_written: u64,
 }
 
 impl LogAppend {
@@ -66,7 +66,6 @@ impl LogAppend {
             written_pages: 0,
             commit_pending: false,
             appends: 0,
-            bytes_written: 0,
         }
     }
 }
@@ -79,7 +78,6 @@ impl Engine {
         let log = self.weblog.as_mut().expect("a webserver's log");
         log.size_bytes += bytes;
         log.appends += 1;
-        log.bytes_written += bytes;
         if !log.commit_pending {
             log.commit_pending = true;
             self.events.schedule((now / COMMIT_INTERVAL_NS + 1) * COMMIT_INTERVAL_NS, Ev::LogCommit);

@@ -30,8 +30,6 @@ pub struct Converted {
     pub blocks: u64,
 }
 
-/// Writes the records of `source` to `out` as lcs-csv in blocks of
-/// `block_bytes`; `progress(records)` is called after each batch.
 /// An error when `out` is the file `input` (written over, the trace would
 /// be lost with its conversion): the same path, or a link to it (symbolic
 /// or hard: the same file on the same device).
@@ -61,6 +59,8 @@ fn same_file(_: &std::fs::Metadata, _: &std::fs::Metadata) -> bool {
     false // the canonical paths decide
 }
 
+/// Writes the records of `source` to `out` as lcs-csv in blocks of
+/// `block_bytes`; `progress(records)` is called after each batch.
 pub fn to_lcs_csv(
     source: &mut dyn RecordSource,
     block_bytes: u64,

@@ -17,16 +17,16 @@
 //!   new readahead state, as a new `struct file` does. The fileserver's
 //!   writes are left out (\[IEICE13\] removed them too).
 //! * The webserver's log append (FileBench's webserver.f: after every 10
-//!   whole-file reads, `appendfilerand` to the one file of `logfiles`, of a
-//!   size drawn uniformly from 1 to `$meanappendsize` = 16 KiB bytes):
+//!   whole-file reads, `appendfilerand` to the one file of `logfiles`: 1 to
+//!   `$meanappendsize` = 16 KiB bytes, uniformly drawn):
 //!   after every [`LOG_EVERY_FILES`] files a thread appends a size drawn
 //!   uniformly from 1 to `workload.log_append` bytes (0: no log) to a log
 //!   file placed after the file set, from a random stream of its own (so the
 //!   files a thread chooses are those of a run without the log). The append is a
 //!   buffered write: the thread goes on at once, and the engine writes the
 //!   pages dirtied to the disks at the next journal commit (see
-//!   [`crate::engine`]). The log file is sized for every append the run can
-//!   make, at most 64 MiB, beyond which appends wrap to its start
+//!   [`crate::engine`]). The log file is sized for the appends the run's
+//!   threads make, at most 64 MiB, beyond which appends wrap to its start
 //!   ([`log_capacity_pages`]); it is never read.
 //! * `videoserver` — each stream reads its own file sequentially at
 //!   `workload.rate` bytes per second: request `k` is issued no earlier than
@@ -94,14 +94,13 @@ pub const FILEBENCH_MEAN_APPEND_BYTES: u64 = 16 << 10;
 pub const LOG_MAX_PAGES: u64 = (64 << 20) / PAGE_BYTES;
 
 /// The pages of the webserver's log file: room for every append the run's
-/// threads can make, at most [`LOG_MAX_PAGES`] (0 without a log).
+/// threads make (one per [`LOG_EVERY_FILES`] files read whole, of at most
+/// `log_append` bytes), at most [`LOG_MAX_PAGES`]; 0 without a log, or when
+/// no thread reads enough files to append.
 pub fn log_capacity_pages(cfg: &Config) -> u64 {
     let w = &cfg.workload;
-    if w.log_append_bytes() == 0 {
-        return 0;
-    }
-    let appends = u64::from(w.streams).saturating_mul(files_per_thread(cfg).div_ceil(LOG_EVERY_FILES));
-    appends.saturating_mul(w.log_append_bytes()).div_ceil(PAGE_BYTES).clamp(1, LOG_MAX_PAGES)
+    let appends = u64::from(w.streams).saturating_mul(files_per_thread(cfg) / LOG_EVERY_FILES);
+    appends.saturating_mul(w.log_append_bytes()).div_ceil(PAGE_BYTES).min(LOG_MAX_PAGES)
 }
 
 /// Whole files each thread of a file set reads.
@@ -351,8 +350,8 @@ mod tests {
         // after files 10 and 20 (the 25th ends no tenth: no append)
         assert_eq!(appends.iter().map(|a| a.0).collect::<Vec<_>>(), vec![10, 20]);
         assert!(appends.iter().all(|a| (1..=16384).contains(&a.1)), "{appends:?}");
-        // the log file after the file set, room for 2 threads × 3 appends of 16 KiB
-        assert_eq!((n, capacity), (51, 2 * 3 * 4));
+        // the log file after the file set, room for 2 threads × 2 appends of 16 KiB
+        assert_eq!((n, capacity), (51, 2 * 2 * 4));
         let (files0, appends0, n0, capacity0) = read(&["workload.log_append=0"]);
         assert_eq!((files0, appends0.len(), n0, capacity0), (files, 0, 50, 0));
         let (_, appends1, _, _) = read(&["workload.requests=20"]);

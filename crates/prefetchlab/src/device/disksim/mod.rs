@@ -324,6 +324,21 @@ pub fn load_drive_with(path: &Path, opts: &Options<'_>) -> Result<DriveParams> {
     let m = mech::mechanics(mech, &g, opts.source, cylinders, &mut warnings)?;
     let bulk = g.num_or(disk, "Bulk sector transfer time", 0.0)?;
     let d = |k: &str| g.num_or(disk, k, 0.0);
+    // values beyond what DiskSim's code distinguishes are taken as its
+    // nearest, and said (a typo would otherwise change the drive unseen)
+    let mut said = Vec::new();
+    let mut within = |k: &str, lo: f64, hi: f64| -> Result<f64> {
+        let v = d(k)?;
+        if v < lo || v > hi {
+            let at = g.ov(k).map_or_else(
+                || format!("{}:{}", disk.path_str(), disk.get(k).map_or(disk.line, |p| p.line)),
+                |_| "override".to_string(),
+            );
+            said.push(format!("{at}: `{k} = {v}` is outside {lo} to {hi}: taken as {}", v.clamp(lo, hi)));
+        }
+        Ok(v.clamp(lo, hi))
+    };
+    let blocks_max = u32::MAX as f64;
     let overheads = Overheads {
         read_hit_after_read: d("Read hit over. after read")?,
         read_hit_after_write: d("Read hit over. after write")?,
@@ -353,7 +368,7 @@ pub fn load_drive_with(path: &Path, opts: &Options<'_>) -> Result<DriveParams> {
         hold_bus_read: d("Hold bus entire read xfer")? != 0.0,
         hold_bus_write: d("Hold bus entire write xfer")? != 0.0,
         never_disconnect: d("Never disconnect")? != 0.0,
-        preseeking: d("Preseeking level")?.max(0.0) as u32,
+        preseeking: within("Preseeking level", 0.0, blocks_max)? as u32,
     };
     // times the clock can carry: an overhead of hours saturates it and
     // ends a run with nonsense (a negative one counts as none)
@@ -395,21 +410,6 @@ pub fn load_drive_with(path: &Path, opts: &Options<'_>) -> Result<DriveParams> {
     let count = |k: &str, default: i64, max: i64| -> Result<u32> {
         Ok(g.int_or(disk, k, 0, max, default)?.max(1) as u32)
     };
-    // values beyond what DiskSim's cache code distinguishes are taken as its
-    // nearest, and said (a typo would otherwise change the drive unseen)
-    let mut said = Vec::new();
-    let mut within = |k: &str, lo: f64, hi: f64| -> Result<f64> {
-        let v = d(k)?;
-        if v < lo || v > hi {
-            let at = g.ov(k).map_or_else(
-                || format!("{}:{}", disk.path_str(), disk.get(k).map_or(disk.line, |p| p.line)),
-                |_| "override".to_string(),
-            );
-            said.push(format!("{at}: `{k} = {v}` is outside {lo} to {hi}: taken as {}", v.clamp(lo, hi)));
-        }
-        Ok(v.clamp(lo, hi))
-    };
-    let blocks_max = u32::MAX as f64;
     let (contread, min_readahead, max_readahead) = (
         within("Buffer continuous read", 0.0, 4.0)? as u32,
         within("Minimum read-ahead (blks)", 0.0, blocks_max)? as u32,
@@ -418,7 +418,6 @@ pub fn load_drive_with(path: &Path, opts: &Options<'_>) -> Result<DriveParams> {
     let fast_write_level = within("Fast write level", 0.0, 2.0)? as u32;
     let (read_water, write_water) =
         (within("High (read) water mark", 0.0, 1.0)?, within("Low (write) water mark", 0.0, 1.0)?);
-    within("Preseeking level", 0.0, blocks_max)?; // said here; taken above (0 below)
     warnings.append(&mut said);
     let cache = CacheParams {
         enabled: flag("Enable caching in buffer")?,
