@@ -220,8 +220,9 @@ pub enum TierKind {
     Ssd,
 }
 
-/// One level of a storage node.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+/// One level of a storage node. Written out (`Serialize`) with the keys of
+/// its kind only, which is what a configuration may give (`tier_keys_apply`).
+#[derive(Debug, Clone, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct TierConfig {
     pub kind: TierKind,
@@ -253,6 +254,24 @@ fn default_tier_read_bandwidth() -> Size {
 }
 fn default_tier_write_bandwidth() -> Size {
     Size(200_000_000)
+}
+
+impl Serialize for TierConfig {
+    fn serialize<S: serde::Serializer>(&self, ser: S) -> std::result::Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = ser.serialize_struct("TierConfig", 5)?;
+        st.serialize_field("kind", &self.kind)?;
+        match self.kind {
+            TierKind::Hdd => st.serialize_field("model", &self.model)?,
+            TierKind::Ssd => {
+                st.serialize_field("read_latency", &self.read_latency)?;
+                st.serialize_field("write_latency", &self.write_latency)?;
+                st.serialize_field("read_bandwidth", &self.read_bandwidth)?;
+                st.serialize_field("write_bandwidth", &self.write_bandwidth)?;
+            }
+        }
+        st.end()
+    }
 }
 
 impl TierConfig {
@@ -1205,6 +1224,10 @@ impl Config {
                 _ => apply_set(&mut tree, set)?,
             }
         }
+        if let Ok(defaults) = toml::Value::try_from(Config::default()) {
+            no_list_for_a_table(&tree, &defaults, &mut Vec::new())?;
+        }
+        tier_keys_apply(&tree)?;
         let mut cfg: Config = match serde_path_to_error::deserialize(tree.clone()) {
             Ok(cfg) => cfg,
             Err(e) => return Err(type_error(&tree, e)),
@@ -2246,18 +2269,102 @@ fn type_error(tree: &toml::Value, e: serde_path_to_error::Error<toml::de::Error>
             _ => None,
         })
         .collect();
-    let key = parts.iter().map(|p| quote_key(p)).collect::<Vec<_>>().join(".");
     let mut msg = one_line(&e.into_inner().to_string());
+    let key = parts.iter().map(|p| quote_key(p)).collect::<Vec<_>>().join(".");
     if msg.contains("unit variant") || msg.contains("wanted exactly 1 element") {
         if let Some(names) = names_of(tree, &parts) {
-            msg = format!("expected one of {names}");
+            msg = format!("expected {names}");
             // a name written as a number loses its trailing zeros (`3.10` reads as 3.1)
             if let Some(v) = value_at(tree, &parts).filter(|v| v.is_float()) {
                 msg = format!("{msg}; got the number {v}: quote the name, as in \"3.10\"");
             }
         }
     }
-    Error::config(key, msg)
+    Error::config(key, plain_words(&msg))
+}
+
+/// serde's "invalid type: integer `-1`, expected u32" in a configuration's
+/// words: "expected a whole number from 0 to 4294967295, got -1" (no Rust
+/// type names). A message of another shape is returned as it is.
+fn plain_words(msg: &str) -> String {
+    let Some(rest) = msg.strip_prefix("invalid type: ").or_else(|| msg.strip_prefix("invalid value: "))
+    else {
+        return msg.to_string();
+    };
+    let Some((got, expected)) = rest.split_once(", expected ") else {
+        return msg.to_string();
+    };
+    let ticked = |s: &str, what: &str| -> Option<String> {
+        s.strip_prefix(what)?.strip_prefix(" `")?.strip_suffix('`').map(str::to_string)
+    };
+    let got = ticked(got, "integer")
+        .or_else(|| ticked(got, "floating point"))
+        .or_else(|| ticked(got, "boolean"))
+        .unwrap_or_else(|| match got {
+            "sequence" => "a list".to_string(),
+            "map" => "a table".to_string(),
+            other => other.replacen("string ", "the string ", 1),
+        });
+    let whole = |max: u64| format!("a whole number from 0 to {max}");
+    let expected = match expected {
+        "u8" => whole(u8::MAX.into()),
+        "u16" => whole(u16::MAX.into()),
+        "u32" => whole(u32::MAX.into()),
+        "u64" | "usize" => whole(u64::MAX),
+        "i8" | "i16" | "i32" | "i64" | "isize" => "a whole number".to_string(),
+        "f32" | "f64" => "a number".to_string(),
+        "a map" => "a table".to_string(),
+        "a sequence" => "a list".to_string(),
+        e if e.starts_with("struct ") => "a table of keys".to_string(),
+        e => e.to_string(),
+    };
+    format!("expected {expected}, got {got}")
+}
+
+/// A list given where the defaults hold a table of keys (`workload = [1]`,
+/// `array_cache.amp = [2]`) is an error naming the key: serde would read the
+/// table from the list by position, setting its first key silently.
+fn no_list_for_a_table(tree: &toml::Value, defaults: &toml::Value, path: &mut Vec<String>) -> Result<()> {
+    let (Some(given), Some(defaults)) = (tree.as_table(), defaults.as_table()) else { return Ok(()) };
+    for (k, v) in given {
+        let Some(default) = defaults.get(k).filter(|d| d.is_table()) else { continue };
+        path.push(k.clone());
+        if v.is_array() {
+            let key = path.iter().map(|p| quote_key(p)).collect::<Vec<_>>().join(".");
+            return Err(Error::config(key, "expected a table of keys, got a list"));
+        }
+        no_list_for_a_table(v, default, path)?;
+        path.pop();
+    }
+    Ok(())
+}
+
+/// A storage tier's keys of the other kind are an error naming the key
+/// (a drive's times come from its model; an SSD has no drive model): after
+/// deserializing, a default cannot be told from a value given.
+fn tier_keys_apply(tree: &toml::Value) -> Result<()> {
+    let nodes = value_at(tree, &["topology".into(), "nodes".into()]).and_then(|n| n.as_array());
+    for (i, node) in nodes.into_iter().flatten().enumerate() {
+        for name in ["upper", "lower"] {
+            let Some(tier) = node.get(name).and_then(|t| t.as_table()) else { continue };
+            let (kind, other): (&str, &[&str]) = match tier.get("kind").and_then(|k| k.as_str()) {
+                Some("hdd") => {
+                    ("hdd", &["read_latency", "write_latency", "read_bandwidth", "write_bandwidth"])
+                }
+                Some("ssd") => ("ssd", &["model"]),
+                _ => continue,
+            };
+            if let Some(k) = other.iter().find(|k| tier.contains_key(**k)) {
+                let why = if kind == "hdd" {
+                    "applies to kind = \"ssd\" only: a drive's times come from its model"
+                } else {
+                    "applies to kind = \"hdd\" only: an SSD tier is given by its latencies and bandwidths"
+                };
+                return Err(Error::config(format!("topology.nodes[{i}].{name}.{k}"), why));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The value at the key path `parts` of `tree`.
@@ -2265,7 +2372,7 @@ fn value_at<'a>(tree: &'a toml::Value, parts: &[String]) -> Option<&'a toml::Val
     parts.iter().try_fold(tree, |node, p| node.as_table()?.get(p))
 }
 
-/// The names an enum key takes (serde's "`a`, `b`, …"), found by asking serde
+/// The names an enum key takes (serde's "one of `a`, `b`, …"), found by asking serde
 /// about a name no key takes.
 fn names_of(tree: &toml::Value, parts: &[String]) -> Option<String> {
     let mut probe = tree.clone();
@@ -2275,7 +2382,8 @@ fn names_of(tree: &toml::Value, parts: &[String]) -> Option<String> {
     }
     *node = toml::Value::String(String::new());
     let e = Config::deserialize(probe).err()?.to_string();
-    let (_, names) = e.split_once("expected one of ")?;
+    // "expected one of `a`, `b`, `c`", or "expected `a` or `b`" for two
+    let (_, names) = e.split_once("unknown variant ``, expected ")?;
     Some(one_line(names))
 }
 
@@ -2482,7 +2590,7 @@ mod tests {
             &[],
             "disk.overrides.\"Read hit over. after read\"",
         );
-        assert!(e.contains("expected f64"), "{e}");
+        assert!(e.contains("expected a number, got the string"), "{e}");
     }
 
     #[test]
@@ -2624,6 +2732,23 @@ mod tests {
             Config::from_toml("", &["readahead.variant=\"3.10\"".into()]).unwrap().readahead.variant,
             LinuxVariant::V3_10
         );
+        // serde's words without Rust type names
+        let plain = [
+            ("array.disks=-1", "array.disks", "expected a whole number from 0 to 4294967295, got -1"),
+            ("array.disks=1.5", "array.disks", "expected a whole number from 0 to 4294967295, got 1.5"),
+            ("workload.streams='a'", "workload.streams", "got the string \"a\""),
+            ("run.seed=-1", "run.seed", "expected a whole number from 0 to 18446744073709551615, got -1"),
+            ("disk=5", "disk", "expected a table of keys, got 5"),
+            ("workload=[1]", "workload", "expected a table of keys, got a list"),
+            ("array_cache.amp=[2]", "array_cache.amp", "expected a table of keys, got a list"),
+            ("array_cache.write_policy=3", "array_cache.write_policy", "`write-through` or `write-back`"),
+            ("output.io_log=3", "output.io_log", "expected a boolean, got 3"),
+        ];
+        for (set, key, words) in plain {
+            let e = refused("", &[set], key);
+            assert!(e.contains(words), "{set}: {e}");
+            assert!(!e.contains("u32") && !e.contains("struct ") && !e.contains("variant"), "{set}: {e}");
+        }
         for key in
             ["array_cache.p", "array_cache.lsp.window", "array_cache.tap.table", "array_cache.max_degree"]
         {
@@ -2833,6 +2958,33 @@ mod tests {
         assert_eq!(Config::from_json(&c.to_json(), &[]).unwrap(), c);
         let local = Config::from_toml("", &[]).unwrap();
         assert!(local.topology.clients.is_empty(), "no topology, no client");
+    }
+
+    #[test]
+    fn a_tier_key_of_the_other_kind_is_refused() {
+        let node = |upper: &str, lower: &str| {
+            format!("[[topology.nodes]]\nupper = {{ {upper} }}\nlower = {{ {lower} }}")
+        };
+        let e = refused(
+            &node("kind = 'ssd'", "kind = 'hdd', read_latency = '1ms'"),
+            &[],
+            "topology.nodes[0].lower.read_latency",
+        );
+        assert!(e.contains("kind = \"ssd\" only"), "{e}");
+        let e = refused(
+            &node("kind = 'ssd', model = 'cheetah-15k5'", "kind = 'hdd'"),
+            &[],
+            "topology.nodes[0].upper.model",
+        );
+        assert!(e.contains("kind = \"hdd\" only"), "{e}");
+        // each kind's own keys, and a configuration written out and read back
+        let c = Config::from_toml(
+            &node("kind = 'ssd', read_latency = '1ms'", "kind = 'hdd', model = 'cheetah-15k5'"),
+            &[],
+        )
+        .unwrap();
+        assert_eq!(c.topology.nodes[0].upper.read_latency, Duration(1_000_000));
+        assert_eq!(Config::from_json(&c.to_json(), &[]).unwrap(), c);
     }
 
     #[test]
