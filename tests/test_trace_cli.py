@@ -204,3 +204,14 @@ def test_progress_hears_records_and_the_file_bytes_read(traces: Path, tmp_path: 
         assert calls == sorted(calls) and all(0 < b <= size for _, b in calls)
         assert calls[-1] == (s["records"], size)  # the whole file (compressed bytes when packed)
         assert calls[0][1] < size / 4
+
+
+def test_records_out_of_time_order_are_reported_with_the_first_ones_line(tmp_path: Path) -> None:
+    trace = tmp_path / "back.spc"
+    trace.write_text("0,0,4096,r,1\n0,8,4096,r,4\n\n0,16,4096,r,1\n0,24,4096,r,2\n")
+    s = _stats(trace)
+    assert (s["out_of_order_records"], s["max_step_back_s"], s["first_out_of_order_line"]) == (1, 3.0, 4)
+    proc = run_cli("trace", "stats", trace)
+    assert proc.returncode == 0, proc.stderr
+    assert "out of time order" in proc.stdout and "issues records in file order" in proc.stdout
+    assert "first out of order" in proc.stdout

@@ -156,8 +156,17 @@ def cmd_stats(args: argparse.Namespace) -> int:
     ]
     if args.skip_bad:
         rows.append(["bad records skipped", f"{s['skipped_records']:,}", f"of at most {args.skip_bad:,}"])
+    back = s["out_of_order_records"]
+    rows.append(["out of time order", f"{back:,}", "records before the previous record's time"])
+    if back:
+        first = s["first_out_of_order_line"]
+        rows.append(["longest step back", f"{s['max_step_back_s']:.6f}", "s"])
+        if first:
+            rows.append(["first out of order", f"{first:,}", "line of the file"])
     print(f"prefetchlab {__version__} — trace stats {path}")
     print(render(["figure", "value", "unit"], rows, align="lrl"))
+    if back:
+        print("(a replay issues records in file order: one timed before the record ahead arrives with it)")
     print()
     print("request sizes")
     print(

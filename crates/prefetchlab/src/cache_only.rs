@@ -38,7 +38,7 @@ use crate::engine::Progress;
 use crate::error::{Error, Result};
 use crate::metrics::{Metrics, Report};
 use crate::policy::block::{self as block_policy, BlockAccess, BlockContext, BlockPrefetch};
-use crate::trace::{Op, Record};
+use crate::trace::{line_of_record, Op, Record};
 use crate::workload::replay::open_trace;
 
 /// Records read from the trace at a time.
@@ -54,13 +54,18 @@ pub fn run(cfg: &Config, progress: &mut dyn FnMut(&Progress) -> bool) -> Result<
     let mut sim = CacheOnly::new(cfg);
     let mut batch = Vec::with_capacity(BATCH_RECORDS);
     let mut next_report = PROGRESS_EVERY_RECORDS;
+    let mut read = 0u64; // records read from the trace, writes not replayed included
     loop {
         batch.clear();
         if source.next_batch(&mut batch, BATCH_RECORDS)? == 0 {
             break;
         }
         for r in &batch {
-            sim.record(r).map_err(|msg| Error::input(cfg.workload.path.clone(), 0, msg))?;
+            read += 1;
+            sim.record(r).map_err(|msg| {
+                let line = open_trace(cfg).map(|mut s| line_of_record(s.as_mut(), read)).unwrap_or(0);
+                Error::input(cfg.workload.path.clone(), line, format!("record {read}: {msg}"))
+            })?;
         }
         if sim.records >= next_report {
             next_report = sim.records + PROGRESS_EVERY_RECORDS;
@@ -132,10 +137,7 @@ impl CacheOnly {
             return Ok(());
         }
         let last_byte = r.offset_bytes.checked_add(r.size_bytes - 1).ok_or_else(|| {
-            format!(
-                "record {}: offset {} + size {} bytes is beyond 2^64 bytes",
-                self.records, r.offset_bytes, r.size_bytes
-            )
+            format!("offset {} + size {} bytes is beyond 2^64 bytes", r.offset_bytes, r.size_bytes)
         })?;
         let first = r.offset_bytes / self.block_bytes;
         let end = last_byte / self.block_bytes + 1;

@@ -164,5 +164,5 @@ fn a_hint_beyond_the_array_is_refused_before_the_run_naming_its_record() {
     // the third read lies 1 PiB in, far beyond five drives
     std::fs::write(&path, "0,0,4096,R,0.000\n0,8,4096,R,0.001\n0,2199023255552,4096,R,0.002\n").unwrap();
     let e = prefetchlab::simulate(&tip(&path, 1.0)).expect_err("refused").to_string();
-    assert!(e.contains("far.spc") && e.contains("record 3") && e.contains("beyond the array"), "{e}");
+    assert!(e.contains("far.spc:3: record 3") && e.contains("beyond the array"), "{e}");
 }

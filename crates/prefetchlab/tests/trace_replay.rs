@@ -83,6 +83,31 @@ fn a_record_beyond_the_array_is_named() {
     );
 }
 
+#[test]
+fn a_record_beyond_the_array_is_named_by_its_line() {
+    // a blank line and a write not replayed before it: record 3, line 4 of the file;
+    // in two fragments too (each reads the trace from its start), and in cache-only mode
+    let dir = std::env::temp_dir().join(format!("prefetchlab-trace-far-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("far.spc");
+    std::fs::write(&path, "0,0,4096,r,0.000\n\n0,8,4096,w,0.001\n0,2199023255552,4096,r,0.002\n").unwrap();
+    let mut c = config(&path);
+    c.workload.format = "spc".into();
+    c.workload.writes = false;
+    for fragments in [1, 2] {
+        c.workload.fragments = fragments;
+        let e = prefetchlab::simulate(&c).expect_err("refused").to_string();
+        assert!(e.contains("far.spc:4: record 3:") && e.contains("beyond the array"), "{fragments}: {e}");
+    }
+    // a cache-only run has no array: a range past 2^64 bytes is what it refuses
+    std::fs::write(&path, "0,0,4096,r,0.000\n\n0,8,4096,w,0.001\n0,36028797018963967,8192,r,0.002\n")
+        .unwrap();
+    c.run.mode = RunMode::CacheOnly;
+    c.workload.fragments = 1;
+    let e = prefetchlab::simulate(&c).expect_err("refused").to_string();
+    assert!(e.contains("far.spc:4: record 3:") && e.contains("beyond 2^64"), "{e}");
+}
+
 /// A one-stream sequential trace of 4 KiB reads (SPC, 1 ms apart) of `n` blocks, written to a
 /// temporary file.
 fn sequential_trace(n: u64) -> std::path::PathBuf {

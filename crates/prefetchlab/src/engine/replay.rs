@@ -230,7 +230,7 @@ impl Engine {
         let Some(end) = end else {
             return Err(Error::input(
                 t.replay.path().to_string(),
-                0,
+                t.replay.line_of(r.record),
                 format!(
                     "record {}: bytes {}..{} are beyond the array's {capacity_bytes} bytes (a larger array, or \
                      a trace of this array)",

@@ -141,6 +141,25 @@ pub trait RecordSource {
     fn skipped(&self) -> u64 {
         0
     }
+    /// The file line of the last record handed out (1-based); 0 for a
+    /// binary format, or before the first record.
+    fn line(&self) -> usize {
+        0
+    }
+}
+
+/// The file line of record `n` (1-based, counting every record `source`
+/// gives from its start), for an error about a record found after it was
+/// read; 0 for a binary format or when the source ends or fails first.
+pub fn line_of_record(source: &mut dyn RecordSource, n: u64) -> usize {
+    let mut one = Vec::with_capacity(1);
+    for _ in 0..n {
+        one.clear();
+        if !matches!(source.next_batch(&mut one, 1), Ok(1)) {
+            return 0;
+        }
+    }
+    source.line()
 }
 
 /// A source opened by [`open_with`], with how far into its file it has got.
@@ -190,6 +209,9 @@ impl RecordSource for TraceFile {
     }
     fn skipped(&self) -> u64 {
         self.source.skipped()
+    }
+    fn line(&self) -> usize {
+        self.source.line()
     }
 }
 
@@ -286,6 +308,9 @@ impl RecordSource for LineSource {
     }
     fn skipped(&self) -> u64 {
         self.skipped
+    }
+    fn line(&self) -> usize {
+        self.lines.line_no()
     }
 }
 

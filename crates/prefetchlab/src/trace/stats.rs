@@ -35,6 +35,13 @@ pub struct TraceStats {
     pub sizes: Vec<(u64, u64)>,
     /// Malformed records skipped (`ReadOptions::skip_bad`).
     pub skipped_records: u64,
+    /// Records whose time is before the previous record's (real traces have
+    /// some: a replay issues them in file order, with the record before).
+    pub out_of_order_records: u64,
+    /// The longest such step back in time, s.
+    pub max_step_back_s: f64,
+    /// The file line of the first of them (0: none, or a binary format).
+    pub first_out_of_order_line: usize,
 }
 
 const RECENT: usize = 8;
@@ -55,6 +62,8 @@ pub fn stats(
     let (mut strict, mut any) = (0u64, 0u64);
     let mut t_first: Option<u64> = None;
     let mut t_last = 0u64;
+    let mut t_prev = 0u64;
+    let (mut back, mut back_max_ns, mut first_back) = (0u64, 0u64, 0u64);
     let mut footprint: HashSet<(u32, u64)> = HashSet::new();
     // per stream: the ends of its last RECENT requests, the newest at [0]
     let mut recent: HashMap<u32, [u64; RECENT]> = HashMap::new();
@@ -75,6 +84,14 @@ pub fn stats(
             }
             t_first.get_or_insert(r.time_ns);
             t_last = t_last.max(r.time_ns);
+            if r.time_ns < t_prev {
+                back += 1;
+                back_max_ns = back_max_ns.max(t_prev - r.time_ns);
+                if first_back == 0 {
+                    first_back = records;
+                }
+            }
+            t_prev = r.time_ns;
             let end = r.offset_bytes.saturating_add(r.size_bytes);
             let (b0, b1) = (r.offset_bytes / block, end.saturating_sub(1) / block);
             for b in b0..=b1.max(b0) {
@@ -90,6 +107,10 @@ pub fn stats(
         progress(records, src.bytes_read());
     }
     let frac = |n: u64| if records == 0 { 0.0 } else { n as f64 / records as f64 };
+    let first_out_of_order_line = match first_back {
+        0 => 0,
+        n => super::line_of_record(&mut open_file(path, format, opts)?, n),
+    };
     Ok(TraceStats {
         format: src.format(),
         records,
@@ -110,6 +131,9 @@ pub fn stats(
             .map(|(k, &n)| (if k == 64 { u64::MAX } else { 1u64 << k }, n))
             .collect(),
         skipped_records: src.skipped(),
+        out_of_order_records: back,
+        max_step_back_s: back_max_ns as f64 / 1e9,
+        first_out_of_order_line,
     })
 }
 
@@ -138,6 +162,21 @@ mod tests {
         assert_eq!(s.interleaved_sequential_fraction, 3.0 / 6.0);
         assert_eq!(s.sizes, vec![(512, 3), (1024, 1), (4096, 2)]);
         assert_eq!(s.skipped_records, 0);
+    }
+
+    #[test]
+    fn records_out_of_time_order_are_counted_with_the_first_ones_line() {
+        // a comment-free SPC trace with a blank line: 3 s back at line 4, 1 s back at line 6
+        let p = write_tmp(
+            "back.spc",
+            b"0,0,4096,r,1\n0,8,4096,r,4\n\n0,16,4096,r,1\n0,24,4096,r,2\n0,32,4096,r,1\n",
+        );
+        let s = stats(&p, None, &ReadOptions::default(), 4096, &mut |_, _| {}).unwrap();
+        assert_eq!((s.out_of_order_records, s.max_step_back_s, s.first_out_of_order_line), (2, 3.0, 4));
+        assert_eq!(s.span_s, 3.0);
+        let p = write_tmp("fwd.spc", b"0,0,4096,r,1\n0,8,4096,r,1\n");
+        let s = stats(&p, None, &ReadOptions::default(), 4096, &mut |_, _| {}).unwrap();
+        assert_eq!((s.out_of_order_records, s.max_step_back_s, s.first_out_of_order_line), (0, 0.0, 0));
     }
 
     #[test]

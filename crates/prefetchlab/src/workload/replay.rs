@@ -114,8 +114,10 @@ pub struct Replay {
     streams: FxHashMap<(u32, u32), u32>,
     /// The path, for errors.
     path: String,
-    /// With fragments: the configuration to start from at the first request.
-    deferred: Option<Box<Config>>,
+    /// The configuration the trace is read with: to start from at the first
+    /// request (with fragments), and to find a record's line for an error.
+    cfg: Box<Config>,
+    started: bool,
 }
 
 impl Replay {
@@ -132,19 +134,21 @@ impl Replay {
             speed: w.speed,
             streams: FxHashMap::default(),
             path: w.path.clone(),
-            deferred: None,
+            cfg: Box::new(cfg.clone()),
+            started: false,
         };
         if w.fragments > 1 {
             open_trace(cfg)?; // readable, its format known
-            replay.deferred = Some(Box::new(cfg.clone()));
         } else {
-            replay.start(cfg)?;
+            replay.start()?;
         }
         Ok(replay)
     }
 
     /// Opens the fragments' readers and reads each one's first request.
-    fn start(&mut self, cfg: &Config) -> Result<()> {
+    fn start(&mut self) -> Result<()> {
+        self.started = true;
+        let cfg = &*self.cfg;
         let w = &cfg.workload;
         let n = w.fragments.max(1) as u64;
         let mut windows = vec![(0u64, u64::MAX)];
@@ -183,6 +187,12 @@ impl Replay {
         &self.path
     }
 
+    /// The file line of the trace's record `record` (1-based, as
+    /// [`TraceRequest::record`] numbers it); 0 if not a text format.
+    pub fn line_of(&self, record: u64) -> usize {
+        open_trace(&self.cfg).map(|mut s| crate::trace::line_of_record(s.as_mut(), record)).unwrap_or(0)
+    }
+
     /// Streams seen so far.
     pub fn streams(&self) -> u32 {
         self.streams.len() as u32
@@ -212,8 +222,8 @@ impl Replay {
     /// The next request by arrival time (ties: the lower fragment first),
     /// `None` when every fragment is done.
     pub fn next_request(&mut self) -> Result<Option<TraceRequest>> {
-        if let Some(cfg) = self.deferred.take() {
-            self.start(&cfg)?;
+        if !self.started {
+            self.start()?;
         }
         let Some(Reverse((_, f))) = self.heap.pop() else { return Ok(None) };
         let req = self.pending[f as usize]

@@ -256,7 +256,7 @@ impl Tip {
             if end > capacity_blocks {
                 return Err(Error::input(
                     replay.path().to_string(),
-                    0,
+                    replay.line_of(r.record),
                     format!(
                         "record {}: a hinted read of bytes {}..{} lies beyond the array's {} bytes (hints must \
                          name blocks of the data set)",
