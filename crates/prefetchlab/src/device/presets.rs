@@ -32,7 +32,9 @@
 //!   formula gives the datasheet's figures (§1.4), the surplus sectors of
 //!   the last zone as its spares so the capacity is the datasheet's; `curve`
 //!   seeks = Lee's equation (§1.2(c)); overheads in the range §1.6 gives;
-//!   the cache figures; the read-ahead serves a read whose first block it
+//!   the cache figures; track and cylinder skews that cover the switch at
+//!   the fastest rpm `Percent error in rpms` allows (a member drawn fast
+//!   would otherwise lose a revolution at every track it crosses); the read-ahead serves a read whose first block it
 //!   is reading (`Allow almost read hits`), so that the drive streams a
 //!   sequential reader at its media rate, as a real one does; a queue of
 //!   32 commands ordered by rotational position for the SATA drives (NCQ's
@@ -379,6 +381,10 @@ pub fn datasheet_twin(name: &'static str, p: &DriveParams) -> Result<DriveParams
     load_drive_with(Path::new(&path), &Options { source: &m, overrides: &[], keep_heads: None })
 }
 
+/// How far a datasheet drive's rpm may be off its nominal figure, %
+/// (DiskSim's `Percent error in rpms`; an array's members each draw theirs).
+const RPM_ERROR_PCT: f64 = 0.2;
+
 /// The DiskSim description of a datasheet drive (see the module doc).
 pub fn datasheet_description(s: &Sheet) -> String {
     const ZONES: u32 = 16;
@@ -398,6 +404,10 @@ pub fn datasheet_description(s: &Sheet) -> String {
     let cyls = cyl_per_zone * ZONES as u64;
     let surplus = per_cyl * cyl_per_zone - s.capacity_sectors;
     let seg = s.cache_blocks / s.segments;
+    // a drive spins within ±RPM_ERROR_PCT of its rpm (each array member draws
+    // its own): the skews must cover a switch at the fastest of them, or a
+    // member spinning fast loses a revolution at every track it crosses
+    let rev_fast_s = rev_s / (1.0 + RPM_ERROR_PCT / 100.0);
     let mut t = String::new();
     let w = &mut t;
     let _ = writeln!(w, "# {} rendered from datasheet figures by prefetchlab (device/presets.rs)", s.name);
@@ -414,10 +424,10 @@ pub fn datasheet_description(s: &Sheet) -> String {
     let _ = writeln!(w, "   Zones = [");
     for (z, &spt) in spts.iter().enumerate() {
         // skews: the next sector comes under the head just after the switch
-        let tskew = ((hs / rev_s) * spt as f64).ceil();
+        let tskew = ((hs / rev_fast_s) * spt as f64).ceil();
         // a cylinder switch also changes head (head S-1 to head 0): the
         // longer of the one-cylinder seek and the head switch
-        let cskew = ((cs.max(hs) / rev_s) * spt as f64).ceil();
+        let cskew = ((cs.max(hs) / rev_fast_s) * spt as f64).ceil();
         let c0 = z as u64 * cyl_per_zone;
         let spares = if z as u32 == ZONES - 1 { surplus } else { 0 };
         let _ = writeln!(
@@ -436,7 +446,7 @@ pub fn datasheet_description(s: &Sheet) -> String {
     let _ = writeln!(w, "   Add. write settling delay = {:?},", s.write_settle_ms);
     let _ = writeln!(w, "   Head switch time = {:?},", s.head_switch_ms);
     let _ = writeln!(w, "   Rotation speed (in rpms) = {},", s.rpm as u64);
-    let _ = writeln!(w, "   Percent error in rpms = 0.2\n  }}\n }},");
+    let _ = writeln!(w, "   Percent error in rpms = {RPM_ERROR_PCT:?}\n  }}\n }},");
     let _ = writeln!(w, " Bulk sector transfer time = {:?},", s.xfer_ms);
     let _ = writeln!(w, " Time scale for overheads = 1.0,");
     for rw in ["read", "write"] {
