@@ -107,3 +107,16 @@ def test_the_timeline_figure_draws_every_copy_fetch_and_stall(tmp_path: Path) ->
     bad = run_cli("ipods", "plan", *FIG2, "--blocks", "13", "--figure", tmp_path / "f.xyz")
     assert_one_line_error(bad, "f.xyz", ".png, .svg or .pdf")
     assert not bad.stdout and not (tmp_path / "f.xyz").exists()
+    # with --json too
+    js = tmp_path / "fig2-json.png"
+    proc = run_cli("ipods", "plan", *FIG2, "--blocks", "13", "--figure", js, "--json")
+    assert proc.returncode == 0 and json.loads(proc.stdout)["pstart"] >= 0, proc.stderr
+    assert js.stat().st_size > 10_000
+
+
+def test_a_slower_plan_says_more_time_not_negative_less(tmp_path: Path) -> None:
+    # copies HDD → SSD slower than reading the HDD: IPODS takes longer than TIP alone
+    args = ["--max-bw", "15", "--x-cache", "1", "--t-ss-net", "2s", "--t-hdd-net", "1s", "--blocks", "100"]
+    proc = run_cli("ipods", "plan", *args)
+    assert proc.returncode == 0, proc.stderr
+    assert "% more time than TIP alone" in proc.stdout and "-" not in proc.stdout.split("IPODS takes")[1]

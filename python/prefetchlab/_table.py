@@ -315,7 +315,7 @@ def describe_config(config: dict[str, Any]) -> str:
         trace = f"trace {PurePath(w['path']).name} ({w['format']})"
         if config.get("run", {}).get("mode") == "cache-only":
             return f"cache-only; {cache}; {trace}"
-        speed = f" × {w['speed']:g}" if w["speed"] != 1 else ""
+        speed = f" × {w['speed']:g}" if w["speed"] != 1 and w["replay"] == "open" else ""
         fragments = f", {w['fragments']} time-shifted fragments" if w["fragments"] > 1 else ""
         return f"{array}; {cache}; {trace}, {w['replay']} loop{speed}{fragments}"
     io = "O_DIRECT " if w["direct"] else ""

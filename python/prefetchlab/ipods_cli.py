@@ -156,6 +156,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
         raise PrefetchlabError(message) from None
     if args.json:
         print(json.dumps({"version": __version__, **p}, indent=2))
+        _draw_figure(args, times)
         return 0
     rows = [
         ["pstart", f"{p['pstart']:,}", "block", "the first hinted block copied HDD → SSD"],
@@ -183,17 +184,25 @@ def cmd_plan(args: argparse.Namespace) -> int:
             for label, key in (("IPODS", "ipods"), ("TIP alone", "tip_alone"))
         ]
         print(render(["", "elapsed s", "stall s", "SSD reads", "HDD reads"], rows, align="lrrrr"))
-        print(f"IPODS takes {100 * p['elapsed_reduction']:.2f} % less time than TIP alone")
-    if args.figure:
-        shown = min(args.blocks, MAX_FIGURE_BLOCKS)
-        t = ipods_timeline(args.max_bw, args.x_cache, times, shown, True)
-        title = (
-            f"IPODS, Max_BW = {args.max_bw}, X_cache = {args.x_cache}: the first {shown} hinted blocks"
-            f" (elapsed {t['elapsed_ns'] / 1e9:.6g} s, stall {t['stall_ns'] / 1e9:.6g} s)"
-        )
-        draw_timeline(t, title, Path(args.figure))
-        print(f"figure: {args.figure}", file=sys.stderr)
+        reduction = 100 * p["elapsed_reduction"]
+        more_or_less = "less" if reduction >= 0 else "more"
+        print(f"IPODS takes {abs(reduction):.2f} % {more_or_less} time than TIP alone")
+    _draw_figure(args, times)
     return 0
+
+
+def _draw_figure(args: argparse.Namespace, times: list[str]) -> None:
+    """Draws ``--figure`` (when given): the timeline of the run's first hinted blocks."""
+    if not args.figure:
+        return
+    shown = min(args.blocks, MAX_FIGURE_BLOCKS)
+    t = ipods_timeline(args.max_bw, args.x_cache, times, shown, True)
+    title = (
+        f"IPODS, Max_BW = {args.max_bw}, X_cache = {args.x_cache}: the first {shown} hinted blocks"
+        f" (elapsed {t['elapsed_ns'] / 1e9:.6g} s, stall {t['stall_ns'] / 1e9:.6g} s)"
+    )
+    draw_timeline(t, title, Path(args.figure))
+    print(f"figure: {args.figure}", file=sys.stderr)
 
 
 def register(subparsers: Any) -> None:

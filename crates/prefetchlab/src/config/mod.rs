@@ -1593,7 +1593,7 @@ impl Config {
             let layout = serde_json::to_string(&a.layout).unwrap_or_default();
             return Err(Error::config(
                 "array.disks",
-                format!("layout {layout} needs {min}..={max} disks, got {}", a.disks),
+                format!("layout {layout} needs {min} to {max} disks, got {}", a.disks),
             ));
         }
         let c = &self.array_cache;
@@ -1627,13 +1627,13 @@ impl Config {
         if !(0.0..=1.0).contains(&c.dirty_limit) {
             return Err(Error::config(
                 "array_cache.dirty_limit",
-                format!("must be a fraction of the cache within 0..=1, got {}", c.dirty_limit),
+                format!("must be a fraction of the cache within 0 to 1, got {}", c.dirty_limit),
             ));
         }
         if !(1..=255).contains(&c.seq_threshold) {
             return Err(Error::config(
                 "array_cache.seq_threshold",
-                format!("must be 1..=255 blocks, got {}", c.seq_threshold),
+                format!("must be 1 to 255 blocks, got {}", c.seq_threshold),
             ));
         }
         if c.p == 0 {
@@ -1695,7 +1695,10 @@ impl Config {
         if !(0.0..=1.0).contains(&s.start) {
             return Err(Error::config(
                 "array_cache.asp.start",
-                format!("the culling point's start is a fraction of the cache within 0..=1, got {}", s.start),
+                format!(
+                    "the culling point's start is a fraction of the cache within 0 to 1, got {}",
+                    s.start
+                ),
             ));
         }
         if s.delta == 0 {
@@ -1756,7 +1759,7 @@ impl Config {
         if !(0.0..=1.0).contains(&t.threshold) {
             return Err(Error::config(
                 "array_cache.tap.threshold",
-                format!("a fraction of reads within 0..=1, got {}", t.threshold),
+                format!("a fraction of reads within 0 to 1, got {}", t.threshold),
             ));
         }
         if matches!(
@@ -1809,7 +1812,7 @@ impl Config {
         if s.channels == 0 || s.channels > MAX_SSD_CHANNELS {
             return Err(Error::config(
                 "ssd.channels",
-                format!("must be 1..={MAX_SSD_CHANNELS}, got {}", s.channels),
+                format!("must be 1 to {MAX_SSD_CHANNELS}, got {}", s.channels),
             ));
         }
         if s.capacity.0 < PAGE_BYTES {
@@ -1833,7 +1836,7 @@ impl Config {
             return Err(Error::config(
                 "block.nr_requests",
                 format!(
-                    "must be 4..={MAX_NR_REQUESTS} (the deepest queue Linux's blk-mq allows), got {}",
+                    "must be 4 to {MAX_NR_REQUESTS} (the deepest queue Linux's blk-mq allows), got {}",
                     b.nr_requests
                 ),
             ));
@@ -1903,7 +1906,7 @@ impl Config {
         if !(0.0..=1.0).contains(&f.layout_score) {
             return Err(Error::config(
                 "fs.layout_score",
-                format!("must be a number within 0..=1, got {}", f.layout_score),
+                format!("must be a number within 0 to 1, got {}", f.layout_score),
             ));
         }
         if !f.file_gap.0.is_multiple_of(PAGE_BYTES) {
@@ -1969,7 +1972,7 @@ impl Config {
         if w.streams == 0 || w.streams > MAX_STREAMS {
             return Err(Error::config(
                 "workload.streams",
-                format!("must be 1..={MAX_STREAMS}, got {}", w.streams),
+                format!("must be 1 to {MAX_STREAMS}, got {}", w.streams),
             ));
         }
         if w.record.0 == 0 {
@@ -1995,7 +1998,7 @@ impl Config {
             if !(w.gamma_shape.is_finite() && w.gamma_shape >= 0.01 && w.gamma_shape <= 1000.0) {
                 return Err(Error::config(
                     "workload.gamma_shape",
-                    format!("the file sizes' gamma shape, within 0.01..=1000, got {}", w.gamma_shape),
+                    format!("the file sizes' gamma shape, within 0.01 to 1000, got {}", w.gamma_shape),
                 ));
             }
             let total = u128::from(w.file_size.0) * u128::from(w.files);
@@ -2127,7 +2130,7 @@ impl Config {
         if w.fragments == 0 || w.fragments > MAX_STREAMS {
             return Err(Error::config(
                 "workload.fragments",
-                format!("must be 1..={MAX_STREAMS}, got {}", w.fragments),
+                format!("must be 1 to {MAX_STREAMS}, got {}", w.fragments),
             ));
         }
         if self.run.mode == RunMode::CacheOnly && w.fragments != 1 {
@@ -2566,7 +2569,7 @@ mod tests {
         let e = Config::from_toml("[array]\nstrip='0KiB'", &[]).unwrap_err().to_string();
         assert!(e.contains("array.strip"), "{e}");
         let e = Config::from_toml("[array]\nlayout='raid5'\ndisks=2", &[]).unwrap_err().to_string();
-        assert!(e.contains("array.disks") && e.contains("3..="), "{e}");
+        assert!(e.contains("array.disks") && e.contains("3 to "), "{e}");
         let e = Config::from_toml("[array]\nlayout='raid7'", &[]).unwrap_err().to_string();
         assert!(e.contains("array.layout") && e.contains("raid7"), "{e}");
         let e = Config::from_toml("[workload]\nrecord='12 furlongs'", &[]).unwrap_err().to_string();
@@ -2676,7 +2679,7 @@ mod tests {
             assert!(e.contains("at most 1s"), "{e}");
             refused(&t, &["ssd.write_latency=1min"], "ssd.write_latency");
             let e = refused(&t, &["ssd.channels=0"], "ssd.channels");
-            assert!(e.contains("1..=1024"), "{e}");
+            assert!(e.contains("1 to 1024"), "{e}");
             refused(&t, &["ssd.channels=4000000000"], "ssd.channels");
             refused(&t, &["ssd.capacity=0"], "ssd.capacity");
         }
@@ -2703,9 +2706,9 @@ mod tests {
             .unwrap();
         let no_cache = ["array_cache.size=0", "array_cache.write_policy=write-back", "run.mode=timed"];
         assert!(refused(co, &no_cache, "array_cache.write_policy").contains("set array_cache.size"));
-        assert!(refused(co, &["array_cache.dirty_limit=1.5"], "array_cache.dirty_limit").contains("0..=1"));
+        assert!(refused(co, &["array_cache.dirty_limit=1.5"], "array_cache.dirty_limit").contains("0 to 1"));
         assert!(
-            refused(co, &["array_cache.seq_threshold=0"], "array_cache.seq_threshold").contains("1..=255")
+            refused(co, &["array_cache.seq_threshold=0"], "array_cache.seq_threshold").contains("1 to 255")
         );
         ok(&["run.mode=timed", "workload.fragments=4", "workload.replay=closed"]).unwrap();
         assert!(refused(co, &["workload.kind=iozone"], "workload.kind").contains("reads a block trace"));
@@ -2722,7 +2725,7 @@ mod tests {
         assert!(refused(co, &["workload.format=csv"], "workload.format").contains("unknown trace format"));
         assert!(refused(co, &["workload.blk_event=C"], "workload.blk_event").contains("D or Q"));
         assert!(refused(co, &["workload.speed=0"], "workload.speed").contains("positive"));
-        assert!(refused(co, &["workload.fragments=0"], "workload.fragments").contains("1..="));
+        assert!(refused(co, &["workload.fragments=0"], "workload.fragments").contains("1 to "));
         assert!(refused(co, &["workload.fragments=4"], "workload.fragments").contains("timed"));
         assert!(refused(co, &["run.mode=cached"], "run.mode").contains("cache-only"));
         assert!(refused(co, &["output.io_log=true"], "output.io_log").contains("run.mode = \"timed\""));
@@ -2773,7 +2776,7 @@ mod tests {
     #[test]
     fn nr_requests_is_bounded() {
         let e = refused("[block]\nnr_requests=4000000000", &[], "block.nr_requests");
-        assert!(e.contains("4..=10240") && e.contains("4000000000"), "{e}");
+        assert!(e.contains("4 to 10240") && e.contains("4000000000"), "{e}");
         refused("", &["block.nr_requests=4e9"], "block.nr_requests");
         refused("", &["block.nr_requests=10241"], "block.nr_requests");
         refused("", &["block.nr_requests=3"], "block.nr_requests");
@@ -2827,7 +2830,7 @@ mod tests {
         refused("", &["host.memory=4095"], "host.memory");
         refused("", &["workload.streams=0"], "workload.streams");
         let e = refused("", &["workload.streams=4097"], "workload.streams");
-        assert!(e.contains("1..=4096"), "{e}");
+        assert!(e.contains("1 to 4096"), "{e}");
         let e = refused("", &["workload.direct=true", "workload.record=1000"], "workload.record");
         assert!(e.contains("512"), "{e}");
         let e = refused("", &["workload.streams=2", "workload.file_size=3TiB"], "workload.file_size");

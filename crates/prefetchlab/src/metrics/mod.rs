@@ -79,8 +79,10 @@ pub struct Metrics {
     pub readahead_policy_state: String,
     pub peak_cache_pages: u64,
     pub congestion_events: u64,
-    /// Requests added to a disk queue already holding `nr_requests` (the
-    /// submitter is not put to sleep; see the block layer's doc).
+    /// Parts of requests that found a disk queue holding `nr_requests` (with
+    /// `block.wait_on_full`, the default, each sleeps for a free request:
+    /// `request_sleep_s`; without, the queue grows past it; see the block
+    /// layer's doc).
     pub queue_full_events: u64,
     /// Time parts of requests slept for a free request of a full disk queue
     /// (`block.wait_on_full`), summed over the parts, s.
