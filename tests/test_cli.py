@@ -573,3 +573,15 @@ def test_sigterm_turned_into_an_interruption_by_a_library_still_reads_as_sigterm
     monkeypatch.setattr(cli, "_sigterm_seen", False)
     monkeypatch.setattr(cli, "cmd_run", lambda args: (_ for _ in ()).throw(KeyboardInterrupt))
     assert cli.main(["run", "x.toml"]) == cli.EXIT_INTERRUPTED
+
+
+def test_run_says_where_a_bad_key_was_given_and_refuses_an_experiment_file(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text("# a comment\n[array]\nlayout = 'raid5'\ndisks = 2\n")
+    assert_one_line_error(run_cli("run", bad), f"{bad}:4: config key `array.disks`", "3 to 1024 disks")
+    proc = run_cli("run", bad, "--set", "array.disks=-1")
+    assert_one_line_error(proc, "--set array.disks=-1: config key `array.disks`", "got -1")
+    exp = tmp_path / "exp.toml"
+    exp.write_text("[experiment]\nname = 'exp'\n[[claim]]\ntext = 't'\n")
+    assert_one_line_error(run_cli("run", exp), "an experiment file ([experiment], [[claim]])", "sweep")
+    assert_one_line_error(run_cli("run", tmp_path), "a directory")

@@ -274,14 +274,28 @@ def _stderr_size() -> dict[str, int]:
     return {"ncols": (columns if columns > 0 else 80) - 1, "nrows": lines if lines > 0 else 24}
 
 
+#: Top-level tables of an experiment file, which ``run`` does not take.
+EXPERIMENT_TABLES = ("experiment", "sweep", "claim", "figure")
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     path = Path(args.config)
     if not path.exists():
         raise UsageError(f"{path}: no such configuration file")
+    if path.is_dir():
+        raise UsageError(f"{path}: a directory, not a configuration file")
+    text = _text_of(path)
+    if text is not None and (tables := _experiment_tables(text)):
+        raise UsageError(
+            f"{path}: an experiment file ({', '.join(tables)}), not one run's "
+            f"configuration: run it with `prefetchlab sweep {path}` or `prefetchlab reproduce {path.stem}`"
+        )
     # Malformed --set values are reported by the engine, naming the key.
     progress = ProgressBar() if not args.quiet and sys.stderr.isatty() else None
     try:
         report = simulate(path, args.sets, progress=progress)
+    except PrefetchlabError as e:
+        raise PrefetchlabError(_where_in_file(str(e), path, text, args.sets)) from None
     finally:
         if progress is not None:
             progress.close()
@@ -294,6 +308,61 @@ def cmd_run(args: argparse.Namespace) -> int:
         title = str(path) + "".join(f" --set {s}" for s in args.sets)
         print(full_summary(report, title))
     return 0
+
+
+def _text_of(path: Path) -> str | None:
+    """The file's text, or None when it is not UTF-8 text (the engine says what is wrong)."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _experiment_tables(text: str) -> list[str]:
+    """The experiment-file tables ``text`` has at its top level, as written (``[experiment]``,
+    ``[[claim]]``); none when it is not TOML."""
+    import tomllib
+
+    try:
+        top = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        return []
+    return [f"[[{t}]]" if isinstance(top[t], list) else f"[{t}]" for t in EXPERIMENT_TABLES if t in top]
+
+
+def _key_line(text: str, key: str) -> int | None:
+    """The 1-based line of ``text`` (TOML) that gives the dotted ``key`` (or the inline table or
+    the table header holding it), None when no line does. Plain keys only: bare or quoted parts
+    without dots inside them, as configuration keys are."""
+    table: list[str] = []
+    want = [part.strip('"') for part in key.split(".")]
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if line.startswith("["):
+            table = [p.strip().strip("\"'") for p in line.strip("[]").split(".")]
+            if table == want:
+                return number
+            continue
+        name, eq, _ = line.partition("=")
+        if not eq or line.startswith("#"):
+            continue
+        full = table + [p.strip().strip("\"'") for p in name.split(".")]
+        if full == want[: len(full)]:
+            return number
+    return None
+
+
+def _where_in_file(message: str, path: Path, text: str | None, sets: Sequence[str]) -> str:
+    """An engine error about a configuration key, with where that key was given: the file and
+    its line, or the ``--set`` that gave it."""
+    if not message.startswith("config key `"):
+        return message
+    key = message[len("config key `") :].split("`", 1)[0]
+    for given in sets:
+        if given.split("=", 1)[0].strip() == key:
+            return f"--set {given}: {message}"
+    line = _key_line(text, key) if text is not None else None
+    return f"{path}:{line}: {message}" if line else f"{path}: {message}"
 
 
 def cmd_validate_disk(args: argparse.Namespace) -> int:
