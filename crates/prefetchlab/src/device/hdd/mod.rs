@@ -27,7 +27,11 @@
 //!   overhead plus the time the read-ahead needed to stop (DiskSim adds the
 //!   two), from where it stopped.
 //! * After the request's last block the read-ahead continues while the
-//!   drive has nothing else queued.
+//!   drive has nothing else queued. A read held in the drive's queue
+//!   meanwhile takes the read-ahead over when its turn comes, as one
+//!   arriving then would, if the read-ahead has read or is reading its
+//!   first block; any other command stops it (DiskSim's times for a
+//!   sequential stream read in queued pairs, `tests/disk_queue.rs`).
 //!
 //! A write (DiskSim `disk_write_arrive`): the data crosses the bus after the
 //! write overhead (the hit overhead with write-back caching, `Fast write
@@ -670,6 +674,24 @@ impl Hdd {
         }
     }
 
+    /// Whether `req`, started now, would take the running read-ahead over
+    /// (the segment `read` would choose is the one the read-ahead fills,
+    /// and it holds or is reading the request's first block).
+    fn takes_over(&self, req: &DiskRequest) -> bool {
+        if req.write || !self.ra.active || !self.cache_on {
+            return false;
+        }
+        let cap = self.p.layout.capacity_sectors;
+        let lba = req.lba_sector.min(cap.saturating_sub(1));
+        let n = (req.sectors.max(1) as u64).min(cap - lba);
+        let choice = ReadChoice {
+            almost_read_hits: self.p.cache.almost_read_hits,
+            read_hits_on_write_data: self.p.cache.read_hits_on_write_data,
+            prefetching: Some(self.ra.seg),
+        };
+        matches!(self.cache.select_read(lba, n, choice), (Some(seg), hit) if seg == self.ra.seg && hit != HitKind::None)
+    }
+
     /// The index of the held command to serve next, from drive time `d`
     /// (the queue's policy; the positional ones from the arm and platter).
     fn pick(&mut self, d: f64) -> usize {
@@ -762,6 +784,15 @@ impl super::Device for Hdd {
                     &mut self.cache,
                     at,
                 );
+                // the command it picks now: a read whose first block the
+                // read-ahead has read (or, with almost-read hits, is reading)
+                // takes it over, as one arriving now would (`read`); any
+                // other stops it
+                let i = self.pick(at.max(self.write_until_ns));
+                if self.takes_over(&self.queue.held[i].req) {
+                    let h = self.queue.held.remove(i);
+                    return Some(self.start(h.id, &h.req, h.arrival, at.max(self.write_until_ns), now));
+                }
                 d = self.stop_readahead(doing, at).0.max(at).max(self.write_until_ns);
             }
         }
