@@ -161,11 +161,12 @@ def test_ieice13_runs_on_the_cfq_of_2_6_35_and_fig7_also_on_2_6_18s() -> None:
     assert [c.text for c in variant.claims] == [f"{c.text}, with 2.6.18's CFQ" for c in primary.claims]
 
 
-def test_the_sync_noidle_tree_keeps_one_strip_readers_disks_busier() -> None:
+def test_the_sync_noidle_tree_lets_the_drives_order_one_strip_readers() -> None:
     """Basic SARA's readers take one strip at a time from each disk of ieice13-fig10b's file
     server. With 2.6.18's CFQ each holds a disk for its one read, which the disk serves alone
     whatever its NCQ depth; with the sync-noidle tree (2.6.33 on) the next queue dispatches
-    meanwhile, so the disks are busier and read more (a smaller file set, for speed)."""
+    meanwhile, so the drive chooses among several reads by position: each disk request takes
+    less disk time, and the readers read more (a smaller file set, for speed)."""
     exp = load_experiment(Path("experiments/ieice13-fig10b.toml"))
     run = next(
         r for r in exp.runs if r.flat["run.label"] == "SARA basic" and r.flat["workload.record"] == 64 << 10
@@ -176,8 +177,10 @@ def test_the_sync_noidle_tree_keeps_one_strip_readers_disks_busier() -> None:
     for on in (False, True):
         cfg["disk"]["cfq_noidle_tree"] = on
         m = prefetchlab.simulate(cfg).metrics
-        got[on] = (m["disk_utilization"], m["bandwidth_mb_s"])
-    assert got[True][0] > got[False][0] + 0.05, got
+        disk_ms_per_request = m["disk_utilization"] * m["sim_time_s"] * 3 / m["disk_requests"] * 1e3
+        got[on] = (disk_ms_per_request, m["bandwidth_mb_s"])
+    # measured: 7.98 against 6.76 ms per disk request, 76.1 against 85.9 MB/s
+    assert got[True][0] < 0.9 * got[False][0], got
     assert got[True][1] > 1.1 * got[False][1], got
 
 
