@@ -105,6 +105,15 @@ def test_truncated_diskspecs_in_validate_disk(tmp_path: Path) -> None:
         prefetchlab.validate_disk(spec, trace)
 
 
+def test_validate_disk_overrides_of_the_wrong_shape_are_named(tmp_path: Path) -> None:
+    spec = _truncated_spec(tmp_path)  # the overrides are refused before the drive is read
+    trace = tmp_path / "one.trace"
+    trace.write_text("R Miss 1000 8 5.00000 0.00000\n")
+    for bad in ([("Enable caching in buffer",)], [("Enable caching in buffer", "on")], 5, [(1, 2)]):
+        with pytest.raises(PrefetchlabError, match="overrides: expected .DiskSim parameter name"):
+            prefetchlab.validate_disk(spec, trace, bad)  # type: ignore[arg-type]
+
+
 def test_missing_config_file(tmp_path: Path) -> None:
     missing = tmp_path / "no-such-config.toml"
     assert_one_line_error(run_cli("run", missing), "no-such-config.toml")
@@ -291,3 +300,18 @@ def test_the_experiment_of_the_bad_cases_is_good(tmp_path: Path) -> None:
     path.write_text(EXPERIMENT + FIGURE + CLAIM + 'where = { "workload.record" = "64KiB" }\n')
     exp = load_experiment(path)
     assert len(exp.runs) == 2 and len(exp.figures) == 1 and len(exp.claims) == 1
+
+
+def test_a_directory_or_a_non_drive_file_is_named_as_such(tmp_path: Path) -> None:
+    assert_one_line_error(run_cli("trace", "stats", tmp_path), "a directory, not a trace file")
+    trace = tmp_path / "t.trace"
+    trace.write_text("R Miss 1000 8 5.00000 0.00000\n")
+    proc = run_cli("validate-disk", tmp_path, trace)
+    assert_one_line_error(proc, "Is a directory")
+    assert "os error" not in proc.stderr
+    model = tmp_path / "drive.model"
+    model.write_text("# a DiskSim model file\n")
+    assert_one_line_error(run_cli("drive", model), "not a drive", ".diskspecs that sources it")
+    proc = run_cli("drive", "no-such-drive")
+    assert_one_line_error(proc, "drive model: unknown drive model `no-such-drive`")
+    assert "config key" not in proc.stderr

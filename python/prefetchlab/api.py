@@ -251,19 +251,41 @@ def convert_trace(
     return _engine.trace_convert(str(path), str(out), to, fmt, block_bytes)
 
 
+def _override_pairs(overrides: Any) -> list[tuple[str, float]]:
+    """``overrides`` as (DiskSim parameter name, value) pairs; a mapping of names to values works
+    too. Anything else is a ``PrefetchlabError`` naming what was expected."""
+    if overrides is None:
+        return []
+    items = overrides.items() if isinstance(overrides, dict) else overrides
+    pairs = []
+    try:
+        for item in items:
+            name, value = item
+            if not isinstance(name, str) or isinstance(value, bool):
+                raise TypeError
+            pairs.append((name, float(value)))
+    except (TypeError, ValueError):
+        raise _engine.PrefetchlabError(
+            f"overrides: expected (DiskSim parameter name, number) pairs or a dict of them, got {overrides!r}"
+        ) from None
+    return pairs
+
+
 def validate_disk(
-    spec: str | Path, trace: str | Path, overrides: list[tuple[str, float]] | None = None
+    spec: str | Path,
+    trace: str | Path,
+    overrides: list[tuple[str, float]] | dict[str, float] | None = None,
 ) -> dict[str, Any]:
     """Replays a DiskSim validation trace on the drive model of ``spec`` (``.parv`` or ``.diskspecs``).
 
     ``overrides`` set DiskSim parameters by name, e.g. ``("Enable caching in
-    buffer", 0)``. Returns ``rms_ms``, ``rms_exact_ms``, ``mean_sim_ms``,
+    buffer", 0)`` (a list of such pairs, or a dict). Returns ``rms_ms``, ``rms_exact_ms``, ``mean_sim_ms``,
     ``mean_real_ms`` (milliseconds), ``requests`` and ``classes``: the same
     comparison per class of request (reads, writes, simulated drive-cache
     hits and misses, no / short / long seeks), each a dict with ``class``,
     ``requests``, ``mean_sim_ms``, ``mean_real_ms`` and ``rms_exact_ms``.
     """
-    pairs = [(str(name), float(value)) for name, value in (overrides or [])]
+    pairs = _override_pairs(overrides)
     v = _engine.validate_disk(str(spec), str(trace), pairs)
     return {
         "rms_ms": v["rms_ms"],

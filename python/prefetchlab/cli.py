@@ -416,7 +416,16 @@ def cmd_drive(args: argparse.Namespace) -> int:
     is_file = is_disksim_file(args.model)
     if is_file and not Path(args.model).exists():
         raise UsageError(f"{args.model}: no such drive file")
-    f = drive_facts(args.model, overrides)
+    if not is_file and Path(args.model).exists():
+        raise UsageError(
+            f"{args.model}: not a drive: give a preset name or a DiskSim .parv or .diskspecs file "
+            "(a .model, .seek or .layout file is read through the .diskspecs that sources it)"
+        )
+    try:
+        f = drive_facts(args.model, overrides)
+    except PrefetchlabError as e:
+        # no configuration here: the model is the command's argument
+        raise PrefetchlabError(str(e).replace("config key `disk.model`: ", "drive model: ", 1)) from None
     info = None if is_file else preset_info(args.model)
     say_warnings(f["warnings"])  # a preset's too, when asked about it (runs leave those to the README)
     if args.json:

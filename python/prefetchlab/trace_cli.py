@@ -87,6 +87,8 @@ def _count(text: str) -> int:
 
 def _trace_file(name: str) -> Path:
     path = Path(name)
+    if path.is_dir():
+        raise PrefetchlabError(f"{path}: a directory, not a trace file")
     if not path.is_file():
         raise PrefetchlabError(f"{path}: no such trace file")
     return path

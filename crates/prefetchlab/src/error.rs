@@ -19,6 +19,16 @@ pub enum Error {
     Internal(String),
 }
 
+/// An I/O error's words without the OS's code: "Is a directory", not "Is a
+/// directory (os error 21)".
+pub fn io_words(e: &dyn fmt::Display) -> String {
+    let s = e.to_string();
+    match s.rfind(" (os error ") {
+        Some(at) if s.ends_with(')') => s[..at].to_string(),
+        _ => s,
+    }
+}
+
 impl Error {
     pub fn config(key: impl Into<String>, msg: impl Into<String>) -> Self {
         Error::Config { key: key.into(), msg: msg.into() }
@@ -48,3 +58,14 @@ impl fmt::Display for Error {
 impl std::error::Error for Error {}
 
 pub type Result<T> = std::result::Result<T, Error>;
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn io_words_leave_out_the_os_code() {
+        let e = std::io::Error::from_raw_os_error(21);
+        assert!(e.to_string().contains("(os error 21)"));
+        assert!(!super::io_words(&e).contains("os error"));
+        assert_eq!(super::io_words(&"plain words"), "plain words");
+    }
+}

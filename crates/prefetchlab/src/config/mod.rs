@@ -1203,8 +1203,13 @@ impl Config {
 
     /// Reads a TOML file.
     pub fn from_path(path: &std::path::Path, sets: &[String]) -> Result<Config> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| Error::input(path.display().to_string(), 0, format!("cannot read: {e}")))?;
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            Error::input(
+                path.display().to_string(),
+                0,
+                format!("cannot read: {}", crate::error::io_words(&e)),
+            )
+        })?;
         let tree: toml::Value = toml::from_str(&text).map_err(|e| {
             let (line, msg) = toml_error(&text, &e);
             Error::input(path.display().to_string(), line, msg)

@@ -38,7 +38,9 @@ impl<const N: usize> Records<N> {
                 Ok(0) => break,
                 Ok(n) => got += n,
                 Err(e) if e.kind() == ErrorKind::Interrupted => continue,
-                Err(e) => return Err(self.err(format!("cannot read the trace: {e}"))),
+                Err(e) => {
+                    return Err(self.err(format!("cannot read the trace: {}", crate::error::io_words(&e))))
+                }
             }
         }
         match got {

@@ -79,7 +79,11 @@ pub fn layout(
         Error::input(
             lay.path_str(),
             mline,
-            format!("dm_layout_g2: cannot read its `Layout Map File` {}: {e}", path.display()),
+            format!(
+                "dm_layout_g2: cannot read its `Layout Map File` {}: {}",
+                path.display(),
+                crate::error::io_words(&e)
+            ),
         )
     })?;
     let ps = path.display().to_string();

@@ -197,7 +197,7 @@ fn seek_curve(
                 Error::input(
                     mech.path_str(),
                     mech.get("Full seek curve").map(|p| p.line).unwrap_or(line),
-                    format!("cannot read seek curve {}: {e}", path.display()),
+                    format!("cannot read seek curve {}: {}", path.display(), crate::error::io_words(&e)),
                 )
             })?;
             seek_text(&text, &path, warnings)?
@@ -214,8 +214,13 @@ fn seek_curve(
 
 /// Reads a DiskSim extracted seek curve file from disk.
 pub fn read_seek_file(path: &Path) -> Result<SeekCurve> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| Error::input(path.display().to_string(), 0, format!("cannot read seek curve: {e}")))?;
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        Error::input(
+            path.display().to_string(),
+            0,
+            format!("cannot read seek curve: {}", crate::error::io_words(&e)),
+        )
+    })?;
     seek_text(&text, path, &mut Vec::new())
 }
 

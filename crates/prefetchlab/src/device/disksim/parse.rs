@@ -498,9 +498,9 @@ pub fn read_document(path: &Path) -> Result<Document> {
 
 /// Reads a DiskSim parameter file (and what it `source`s) from `src`.
 pub fn read_document_from(src: &dyn Source, path: &Path) -> Result<Document> {
-    let text = src
-        .read(path)
-        .map_err(|e| Error::input(path.display().to_string(), 0, format!("cannot read: {e}")))?;
+    let text = src.read(path).map_err(|e| {
+        Error::input(path.display().to_string(), 0, format!("cannot read: {}", crate::error::io_words(&e)))
+    })?;
     parse_with(&text, path, 0, src)
 }
 
@@ -508,10 +508,9 @@ fn read_document_depth(path: &Path, depth: usize, from: &Parser<'_>) -> Result<D
     if depth > MAX_SOURCE_DEPTH {
         return Err(from.err("`source` nested too deeply (a file sources itself?)"));
     }
-    let text = from
-        .src
-        .read(path)
-        .map_err(|e| from.err(format!("cannot read `source`d file {}: {e}", path.display())))?;
+    let text = from.src.read(path).map_err(|e| {
+        from.err(format!("cannot read `source`d file {}: {}", path.display(), crate::error::io_words(&e)))
+    })?;
     parse_with(&text, path, depth, from.src)
 }
 
