@@ -315,3 +315,15 @@ def test_a_directory_or_a_non_drive_file_is_named_as_such(tmp_path: Path) -> Non
     proc = run_cli("drive", "no-such-drive")
     assert_one_line_error(proc, "drive model: unknown drive model `no-such-drive`")
     assert "config key" not in proc.stderr
+
+
+def test_an_output_directory_that_is_a_file_is_refused_before_any_work(tmp_path: Path) -> None:
+    afile = tmp_path / "out.txt"
+    afile.write_text("keep me\n")
+    for args in (
+        ("plot", "foundation-demo", "--out", afile),
+        ("reproduce", "foundation-demo", "--out", afile),
+        ("results", "export", "--parquet", afile),
+    ):
+        assert_one_line_error(run_cli(*args), f"{afile}: a file, not a directory")
+    assert afile.read_text() == "keep me\n"

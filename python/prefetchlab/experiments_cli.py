@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from prefetchlab import engine_version
+from prefetchlab._engine import PrefetchlabError
 from prefetchlab.inputs import disksim_file, drives_in
 
 if TYPE_CHECKING:
@@ -148,7 +149,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     if not db.exists():
         raise ResultsError(f"{db.path}: no such results database")
     version = None if args.all_builds else engine_version
-    written = db.export_parquet(Path(args.parquet), version)
+    written = db.export_parquet(_out_dir(args.parquet, "--parquet"), version)
     for path, n in written:
         print(f"{path} ({n} runs)")
     if version is not None:
@@ -228,6 +229,15 @@ def cmd_show(args: argparse.Namespace) -> int:
     return 0
 
 
+def _out_dir(name: str, flag: str) -> Path:
+    """The directory ``flag`` names for a command's output (made when absent); an existing file
+    there is an error naming the flag, before any work is done."""
+    path = Path(name)
+    if path.exists() and not path.is_dir():
+        raise PrefetchlabError(f"{flag} {name}: a file, not a directory (the output goes in a directory)")
+    return path
+
+
 def cmd_plot(args: argparse.Namespace) -> int:
     from prefetchlab.experiment import ExperimentError, load_experiment
     from prefetchlab.plot import draw
@@ -237,7 +247,7 @@ def cmd_plot(args: argparse.Namespace) -> int:
     if not exp.figures:
         raise ExperimentError(f"{exp.path}: no [[figure]] to draw")
     rows = ResultsDB(_db(args, exp)).rows(exp.name)
-    for d in draw(exp, rows, Path(args.out)):
+    for d in draw(exp, rows, _out_dir(args.out, "--out")):
         print(d.png)
         print(d.svg)
     return 0
@@ -253,7 +263,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     paths = [p for n in args.names for p in find_experiments(n)] if args.names else all_experiments()
     experiments = [load_experiment(p) for p in paths]  # every file checked before any run
     warn_drives(d for exp in experiments for d in _run_disks(exp))
-    out = Path(args.out)
+    out = _out_dir(args.out, "--out")
     reports = []
     quiet = args.quiet or args.json
     for exp in experiments:

@@ -99,14 +99,13 @@ def _block(text: str) -> int:
     512B to 1GiB (what ``array_cache.block`` may be)."""
     from prefetchlab._engine import parse_size
 
+    # argparse names the option itself ("argument --block: ...")
     try:
         n = parse_size(text, "--block")
     except PrefetchlabError as e:
-        raise argparse.ArgumentTypeError(str(e)) from None
+        raise argparse.ArgumentTypeError(str(e).removeprefix("--block: ")) from None
     if not 512 <= n <= 1 << 30 or n % 512:
-        raise argparse.ArgumentTypeError(
-            f"--block: expected a multiple of 512 bytes from 512B to 1GiB, got {text!r}"
-        )
+        raise argparse.ArgumentTypeError(f"expected a multiple of 512 bytes from 512B to 1GiB, got {text!r}")
     return n
 
 

@@ -2288,7 +2288,15 @@ fn type_error(tree: &toml::Value, e: serde_path_to_error::Error<toml::de::Error>
             }
         }
     }
-    Error::config(key, plain_words(&msg))
+    let mut msg = plain_words(&msg);
+    // `--set disk.overrides.Read hit over. after read=0.2`: the dots split the name
+    if parts.len() > 2 && parts[..2] == ["disk", "overrides"] && msg.ends_with("got a table") {
+        msg.push_str(
+            "; a DiskSim parameter name that holds dots is quoted, as in \
+             disk.overrides.\"Read hit over. after read\"=0.2",
+        );
+    }
+    Error::config(key, msg)
 }
 
 /// serde's "invalid type: integer `-1`, expected u32" in a configuration's
@@ -2751,6 +2759,7 @@ mod tests {
             ("array_cache.amp=[2]", "array_cache.amp", "expected a table of keys, got a list"),
             ("array_cache.write_policy=3", "array_cache.write_policy", "`write-through` or `write-back`"),
             ("output.io_log=3", "output.io_log", "expected a boolean, got 3"),
+            ("disk.overrides.Read hit over. after read=0.2", "disk.overrides.\"Read hit over\"", "is quoted"),
         ];
         for (set, key, words) in plain {
             let e = refused("", &[set], key);
