@@ -358,8 +358,10 @@ def _where_in_file(message: str, path: Path, text: str | None, sets: Sequence[st
     if not message.startswith("config key `"):
         return message
     key = message[len("config key `") :].split("`", 1)[0]
+    plain = key.replace('"', "")
     for given in sets:
-        if given.split("=", 1)[0].strip() == key:
+        set_key = given.split("=", 1)[0].strip().replace('"', "").replace("'", "")
+        if set_key == plain or set_key.startswith(plain + ".") or plain.startswith(set_key + "."):
             return f"--set {given}: {message}"
     line = _key_line(text, key) if text is not None else None
     return f"{path}:{line}: {message}" if line else f"{path}: {message}"
