@@ -125,7 +125,14 @@ source = "a test"
 
 def test_selector_naming_an_unknown_key_is_an_error(tmp_path: Path) -> None:
     extra = '\n[[sweep.exclude]]\n"workload.streamz" = 1\n'
-    with pytest.raises(ExperimentError, match="workload.streamz"):
+    with pytest.raises(ExperimentError, match=r"e\.toml:\d+: \[\[sweep\.exclude\]\] 1: `workload\.streamz`"):
+        load_experiment(write(tmp_path, "e.toml", demo_like(extra=extra)))
+
+
+def test_an_exclude_table_that_excludes_no_run_is_an_error(tmp_path: Path) -> None:
+    # 3 is not on the streams axis: most likely a mistyped value, which would run everything
+    extra = '\n[[sweep.exclude]]\n"workload.streams" = 1\n[[sweep.exclude]]\n"workload.streams" = 3\n'
+    with pytest.raises(ExperimentError, match=r"\[\[sweep\.exclude\]\] 2 excludes no run"):
         load_experiment(write(tmp_path, "e.toml", demo_like(extra=extra)))
 
 

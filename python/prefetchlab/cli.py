@@ -330,28 +330,6 @@ def _experiment_tables(text: str) -> list[str]:
     return [f"[[{t}]]" if isinstance(top[t], list) else f"[{t}]" for t in EXPERIMENT_TABLES if t in top]
 
 
-def _key_line(text: str, key: str) -> int | None:
-    """The 1-based line of ``text`` (TOML) that gives the dotted ``key`` (or the inline table or
-    the table header holding it), None when no line does. Plain keys only: bare or quoted parts
-    without dots inside them, as configuration keys are."""
-    table: list[str] = []
-    want = [part.strip('"') for part in key.split(".")]
-    for number, raw in enumerate(text.splitlines(), 1):
-        line = raw.strip()
-        if line.startswith("["):
-            table = [p.strip().strip("\"'") for p in line.strip("[]").split(".")]
-            if table == want:
-                return number
-            continue
-        name, eq, _ = line.partition("=")
-        if not eq or line.startswith("#"):
-            continue
-        full = table + [p.strip().strip("\"'") for p in name.split(".")]
-        if full == want[: len(full)]:
-            return number
-    return None
-
-
 def _where_in_file(message: str, path: Path, text: str | None, sets: Sequence[str]) -> str:
     """An engine error about a configuration key, with where that key was given: the file and
     its line, or the ``--set`` that gave it."""
@@ -363,7 +341,9 @@ def _where_in_file(message: str, path: Path, text: str | None, sets: Sequence[st
         set_key = given.split("=", 1)[0].strip().replace('"', "").replace("'", "")
         if set_key == plain or set_key.startswith(plain + ".") or plain.startswith(set_key + "."):
             return f"--set {given}: {message}"
-    line = _key_line(text, key) if text is not None else None
+    from prefetchlab.experiment import key_line
+
+    line = key_line(text, key) if text is not None else None
     return f"{path}:{line}: {message}" if line else f"{path}: {message}"
 
 

@@ -268,13 +268,14 @@ def _with_paths_resolved(tree: dict[str, Any], path: Path) -> dict[str, Any]:
 _CANON_CACHE: dict[tuple[str, str, str], Any] = {}
 
 
-def _canonical(config_json: str, key: str, value: Scalar, path: Path) -> Any:
-    """``value`` for ``key`` as the engine resolves it (``"512KiB"`` → 524288)."""
+def _canonical(config_json: str, key: str, value: Scalar, path: Path, at: str | None = None) -> Any:
+    """``value`` for ``key`` as the engine resolves it (``"512KiB"`` → 524288); ``at`` names
+    where the key was given (``FILE:LINE: [[sweep.exclude]] 2``) for an error, else the file."""
     cache_key = (config_json, key, json.dumps(value))
     if cache_key not in _CANON_CACHE:
         tree = json.loads(config_json)
         if key not in flatten(tree) and not key.startswith("disk.overrides."):
-            raise ExperimentError(f"{path}: `{key}` is not a configuration key")
+            raise ExperimentError(f"{at or path}: `{key}` is not a configuration key")
         _set(tree, key, value)
         _with_paths_resolved(tree, path)
         try:
@@ -282,7 +283,7 @@ def _canonical(config_json: str, key: str, value: Scalar, path: Path) -> Any:
             # base's other values, e.g. a trace and another trace's format, need not make a run)
             resolved = flatten(json.loads(_engine.resolve(json.dumps(tree), "json", [], False)))
         except PrefetchlabError as e:
-            raise ExperimentError(f"{path}: value `{value}` for `{key}`: {e}") from None
+            raise ExperimentError(f"{at or path}: value `{value}` for `{key}`: {e}") from None
         _CANON_CACHE[cache_key] = resolved.get(key)
     return _CANON_CACHE[cache_key]
 
@@ -307,14 +308,22 @@ def _key_lines(source: str) -> dict[str, int]:
     return out
 
 
-def _at(path: Path, source: str, key: str | None) -> str:
-    """``FILE:LINE`` of the line setting ``key`` (or its table), else ``FILE``."""
+def key_line(source: str, key: str | None) -> int | None:
+    """The line (1-based) of the TOML ``source`` that sets the dotted ``key``, or else the
+    line of the nearest table holding it; None when neither is there."""
     lines = _key_lines(source)
+    key = key.replace('"', "").replace("'", "") if key else key
     while key:
         if key in lines:
-            return f"{path}:{lines[key]}"
+            return lines[key]
         key = key.rpartition(".")[0]
-    return str(path)
+    return None
+
+
+def _at(path: Path, source: str, key: str | None) -> str:
+    """``FILE:LINE`` of the line setting ``key`` (or its table), else ``FILE``."""
+    line = key_line(source, key)
+    return f"{path}:{line}" if line else str(path)
 
 
 def _table_at(path: Path, source: str, name: str, index: int) -> str:
@@ -398,12 +407,13 @@ def _selectors(raw: Any, what: str, path: Path, source: str) -> list[dict[str, A
     return out
 
 
-def _canon_table(table: Mapping[str, Any], base: str, path: Path) -> dict[str, list[Any]]:
-    """A selector table with each value (or list of values) resolved as the engine reads it."""
+def _canon_table(table: Mapping[str, Any], base: str, path: Path, at: str) -> dict[str, list[Any]]:
+    """A selector table with each value (or list of values) resolved as the engine reads it
+    (``at``: where the table is, for errors)."""
     out: dict[str, list[Any]] = {}
     for key, want in table.items():
         options = want if isinstance(want, list) else [want]
-        out[key] = [_canonical(base, key, v, path) for v in options]
+        out[key] = [_canonical(base, key, v, path, at) for v in options]
     return out
 
 
@@ -725,16 +735,19 @@ def _expand(
         _set(first, a.key, a.values[0])
     base_json = _resolve(first, path, source, {}, stack=False)
     only: dict[str, list[dict[str, list[Any]]]] = {}
-    for t in _selectors(sweep.get("only"), "sweep.only", path, source):
+    for i, t in enumerate(_selectors(sweep.get("only"), "sweep.only", path, source), 1):
+        at = f"{_table_at(path, source, 'sweep.only', i)}: [[sweep.only]] {i}"
         group = t.pop("group", "")
         if not isinstance(group, str):
-            raise ExperimentError(f"{path}: [[sweep.only]]: `group` must be a string, not {_kind(group)}")
+            raise ExperimentError(f"{at}: `group` must be a string, not {_kind(group)}")
         if not t:
-            raise ExperimentError(f"{path}: [[sweep.only]]: a table with only a `group`")
-        only.setdefault(group, []).append(_canon_table(t, base_json, path))
+            raise ExperimentError(f"{at}: a table with only a `group`")
+        only.setdefault(group, []).append(_canon_table(t, base_json, path, at))
     exclude = [
-        _canon_table(t, base_json, path)
-        for t in _selectors(sweep.get("exclude"), "sweep.exclude", path, source)
+        _canon_table(
+            t, base_json, path, f"{_table_at(path, source, 'sweep.exclude', i)}: [[sweep.exclude]] {i}"
+        )
+        for i, t in enumerate(_selectors(sweep.get("exclude"), "sweep.exclude", path, source), 1)
     ]
     runs: list[RunSpec] = []
     seen: dict[str, dict[str, Scalar]] = {}
@@ -756,11 +769,16 @@ def _expand(
                 return False
         return True
 
+    excluded_some = [False] * len(exclude)
+
     def kept_at(idx: tuple[int, ...]) -> bool:
         # a refused value is let through to the whole run's resolution, which reports it
-        return all(any(matches_at(idx, t, True) for t in tables) for tables in only.values()) and not any(
-            matches_at(idx, t, False) for t in exclude
-        )
+        if not all(any(matches_at(idx, t, True) for t in tables) for tables in only.values()):
+            return False
+        hits = [j for j, t in enumerate(exclude) if matches_at(idx, t, False)]
+        for j in hits:
+            excluded_some[j] = True
+        return not hits
 
     def kept(flat: Mapping[str, Any]) -> bool:
         return all(any(_matches(flat, t) for t in tables) for tables in only.values()) and not any(
@@ -784,6 +802,13 @@ def _expand(
             raise ExperimentError(f"{path}: the runs {seen[rid]} and {point} have the same configuration")
         seen[rid] = point
         runs.append(RunSpec(rid, point, config_json, flat))
+    for j, hit in enumerate(excluded_some, 1):
+        if not hit:
+            # most likely a value not on its axis (or a mistyped one): say so rather than run all
+            raise ExperimentError(
+                f"{_table_at(path, source, 'sweep.exclude', j)}: [[sweep.exclude]] {j} excludes no run "
+                "(is each value on its axis, as the configuration resolves it?)"
+            )
     if not runs:
         raise ExperimentError(f"{path}: [[sweep.only]] / [[sweep.exclude]] leave no run")
     if len(runs) > MAX_RUNS:
