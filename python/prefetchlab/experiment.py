@@ -41,7 +41,7 @@ import json
 import math
 import re
 import tomllib
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -308,6 +308,11 @@ def _key_lines(source: str) -> dict[str, int]:
     return out
 
 
+def _names(names: Iterable[str]) -> str:
+    """Names for a message: "`a`, `b`, `c`" (sorted), not a Python list."""
+    return ", ".join(f"`{n}`" for n in sorted(names))
+
+
 def key_line(source: str, key: str | None) -> int | None:
     """The line (1-based) of the TOML ``source`` that sets the dotted ``key``, or else the
     line of the nearest table holding it; None when neither is there."""
@@ -444,7 +449,8 @@ def _timeline_figure(
     unknown = set(t) - known
     if unknown:
         raise ExperimentError(
-            f"{at}: {where}: unknown key `{sorted(unknown)[0]}` for a timeline (expected {sorted(known)})"
+            f"{at}: {where}: unknown key `{sorted(unknown)[0]}` for a timeline "
+            f"(expected one of {_names(known)})"
         )
     name = _str(t, "name", where, at, f"figure{i}")
     reads = t.get("reads", 20)
@@ -495,7 +501,7 @@ def _figures(
         unknown = set(t) - known
         if unknown:
             raise ExperimentError(
-                f"{at}: {where}: unknown key `{sorted(unknown)[0]}` (expected {sorted(known)})"
+                f"{at}: {where}: unknown key `{sorted(unknown)[0]}` (expected one of {_names(known)})"
             )
         if t.get("kind", "lines") != "lines":
             raise ExperimentError(f'{at}: {where}: `kind` must be "lines" or "timeline", not {t["kind"]!r}')
@@ -577,7 +583,7 @@ def _claims(raw: Any, exp: Experiment, metrics: list[str]) -> list[Claim]:
         unknown = set(t) - known
         if unknown:
             raise ExperimentError(
-                f"{at}: {label}: unknown key `{sorted(unknown)[0]}` (expected {sorted(known)})"
+                f"{at}: {label}: unknown key `{sorted(unknown)[0]}` (expected one of {_names(known)})"
             )
         text = _str(t, "text", label, at)
         label = f"claim {i} ({text})"
@@ -587,7 +593,7 @@ def _claims(raw: Any, exp: Experiment, metrics: list[str]) -> list[Claim]:
         if figure is not None and not isinstance(figure, str):
             raise ExperimentError(f"{at}: {label}: `figure` must be a figure's name, not {_kind(figure)}")
         if figure is not None and figure not in names:
-            raise ExperimentError(f"{at}: {label}: no figure named `{figure}` (figures: {names})")
+            raise ExperimentError(f"{at}: {label}: no figure named `{figure}` (figures: {_names(names)})")
         raw_where = t.get("where", {})
         if not isinstance(raw_where, Mapping):
             raise ExperimentError(
