@@ -23,7 +23,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from prefetchlab._engine import PrefetchlabError, __version__, ipods_plan, ipods_timeline
+from prefetchlab import engine_version
+from prefetchlab._engine import PrefetchlabError, ipods_plan, ipods_timeline
 
 #: The paper's device times, seconds ([IPODS] §5: T_unit, HDD → client, SSD → client, HDD → SSD).
 PAPER_TIMES: dict[str, str] = {"t_unit": "0.037", "t_hdd_net": "4.43", "t_ss_net": "4.158", "t_hdd_ss": "4.5"}
@@ -155,7 +156,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
             message = message.replace(f"config key `{key}`", flag)
         raise PrefetchlabError(message) from None
     if args.json:
-        print(json.dumps({"version": __version__, **p}, indent=2))
+        print(json.dumps({"version": engine_version, **p}, indent=2))
         _draw_figure(args, times)
         return 0
     rows = [

@@ -18,7 +18,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from prefetchlab._engine import PrefetchlabError, __version__, trace_convert, trace_formats, trace_stats
+from prefetchlab import engine_version
+from prefetchlab._engine import PrefetchlabError, trace_convert, trace_formats, trace_stats
 
 #: The formats ``--format`` names (``auto``: told from the content), as the engine knows them.
 FORMATS = ("auto", *trace_formats())
@@ -164,7 +165,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
         rows.append(["longest step back", f"{s['max_step_back_s']:.6f}", "s"])
         if first:
             rows.append(["first out of order", f"{first:,}", "line of the file"])
-    print(f"prefetchlab {__version__} — trace stats {path}")
+    print(f"prefetchlab {engine_version} — trace stats {path}")
     print(render(["figure", "value", "unit"], rows, align="lrl"))
     if back:
         print("(a replay issues records in file order: one timed before the record ahead arrives with it)")
