@@ -29,6 +29,7 @@ from .helpers import (
     SMALL_DISKS,
     SMALL_FILE_BYTES,
     SMALL_STREAMS,
+    SMALL_TOML,
     assert_one_line_error,
     run_cli,
     simulated,
@@ -585,3 +586,14 @@ def test_run_says_where_a_bad_key_was_given_and_refuses_an_experiment_file(tmp_p
     exp.write_text("[experiment]\nname = 'exp'\n[[claim]]\ntext = 't'\n")
     assert_one_line_error(run_cli("run", exp), "an experiment file ([experiment], [[claim]])", "sweep")
     assert_one_line_error(run_cli("run", tmp_path), "a directory")
+
+
+def test_the_run_header_shows_a_time_limit_with_its_unit(tmp_path: Path) -> None:
+    # a bare integer is nanoseconds: the header says what the run was stopped at
+    config = tmp_path / "c.toml"
+    config.write_text(SMALL_TOML)
+    proc = run_cli("run", config, "--set", "run.duration=5")
+    assert proc.returncode == 0, proc.stderr
+    assert "stopped at run.duration 5 ns" in proc.stdout
+    proc = run_cli("run", config, "--set", 'run.duration="2ms"')
+    assert "stopped at run.duration 2 ms" in proc.stdout

@@ -269,8 +269,23 @@ def describe_scheduler(config: dict[str, Any]) -> str:
     return f"scheduler {d['scheduler']}" + (f" ({', '.join(on)})" if on else "")
 
 
+def fmt_duration_ns(ns: int) -> str:
+    """A duration with its unit: ``5 ns``, ``250 µs``, ``2.5 s``."""
+    for unit, scale in (("s", 10**9), ("ms", 10**6), ("µs", 10**3)):
+        if ns >= scale:
+            return f"{ns / scale:g} {unit}"
+    return f"{ns} ns"
+
+
 def describe_config(config: dict[str, Any]) -> str:
-    """One line saying what was simulated."""
+    """One line saying what was simulated (and the run's time limit, when it has one: a bare
+    integer is nanoseconds, so ``run.duration = 5`` is 5 ns and the header shows it)."""
+    line = _describe_config(config)
+    duration = config.get("run", {}).get("duration", 0)
+    return f"{line}; stopped at run.duration {fmt_duration_ns(duration)}" if duration else line
+
+
+def _describe_config(config: dict[str, Any]) -> str:
     a, ra, w = config["array"], config["readahead"], config["workload"]
     topo = config.get("topology", {})
     if topo.get("nodes"):
