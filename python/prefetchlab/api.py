@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -256,7 +256,7 @@ def _override_pairs(overrides: Any) -> list[tuple[str, float]]:
     too. Anything else is a ``PrefetchlabError`` naming what was expected."""
     if overrides is None:
         return []
-    items = overrides.items() if isinstance(overrides, dict) else overrides
+    items = overrides.items() if isinstance(overrides, Mapping) else overrides
     pairs = []
     try:
         for item in items:

@@ -274,10 +274,6 @@ def _stderr_size() -> dict[str, int]:
     return {"ncols": (columns if columns > 0 else 80) - 1, "nrows": lines if lines > 0 else 24}
 
 
-#: Top-level tables of an experiment file, which ``run`` does not take.
-EXPERIMENT_TABLES = ("experiment", "sweep", "claim", "figure")
-
-
 def cmd_run(args: argparse.Namespace) -> int:
     path = Path(args.config)
     if not path.exists():
@@ -323,11 +319,13 @@ def _experiment_tables(text: str) -> list[str]:
     ``[[claim]]``); none when it is not TOML."""
     import tomllib
 
+    from prefetchlab.experiment import RESERVED
+
     try:
         top = tomllib.loads(text)
     except tomllib.TOMLDecodeError:
         return []
-    return [f"[[{t}]]" if isinstance(top[t], list) else f"[{t}]" for t in EXPERIMENT_TABLES if t in top]
+    return [f"[[{t}]]" if isinstance(top[t], list) else f"[{t}]" for t in RESERVED if t in top]
 
 
 def _where_in_file(message: str, path: Path, text: str | None, sets: Sequence[str]) -> str:

@@ -30,6 +30,11 @@ pub fn io_words(e: &dyn fmt::Display) -> String {
 }
 
 impl Error {
+    /// An input file that could not be read or written: "`what`: <the I/O
+    /// error's words>" (see [`io_words`]).
+    pub fn io(path: impl Into<String>, line: usize, what: impl fmt::Display, e: &dyn fmt::Display) -> Self {
+        Error::input(path, line, format!("{what}: {}", io_words(e)))
+    }
     pub fn config(key: impl Into<String>, msg: impl Into<String>) -> Self {
         Error::Config { key: key.into(), msg: msg.into() }
     }

@@ -5,6 +5,8 @@
 //! under the time of no prefetching and of Linux readahead at the array
 //! (which cannot help random reads); hinting half the reads lands between.
 
+mod common;
+
 use prefetchlab::config::{BlockPrefetchPolicy, Config, InformedPolicy, Layout, Replay, WorkloadKind};
 use prefetchlab::metrics::Report;
 use serde_json::Value;
@@ -13,9 +15,6 @@ use std::path::{Path, PathBuf};
 /// 2,000 random 4 KiB reads over the first 2 GiB (a fixed linear
 /// congruential sequence), as an SPC trace.
 fn random_trace(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("prefetchlab-tip-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(format!("random-{test}.spc")); // one per test: tests run at once
     let mut x: u64 = 12345;
     let mut text = String::new();
     for i in 0..2000 {
@@ -23,8 +22,7 @@ fn random_trace(test: &str) -> PathBuf {
         let block = (x >> 33) % (2 << 30 >> 12);
         text.push_str(&format!("0,{},4096,R,{:.3}\n", block * 8, i as f64 * 0.001));
     }
-    std::fs::write(&path, text).unwrap();
-    path
+    common::temp_file("tip", &format!("random-{test}.spc"), &text) // one per test: tests run at once
 }
 
 fn config(trace: &Path) -> Config {
@@ -125,9 +123,6 @@ fn unhinted_reuse_at_the_lru_end_limits_how_deep_tip_goes() {
     // 30 passes over 80 scattered blocks through a 64-block cache, every other read hinted:
     // the unhinted reads miss on blocks evicted 16 evictions before, so the LRU cache's
     // buffers near its end are worth a hit each pass, and TIP stops short of them
-    let dir = std::env::temp_dir().join(format!("prefetchlab-tip-loop-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("loop.spc");
     let mut x: u64 = 99;
     let blocks: Vec<u64> = (0..80)
         .map(|_| {
@@ -139,7 +134,7 @@ fn unhinted_reuse_at_the_lru_end_limits_how_deep_tip_goes() {
     for i in 0..30 * 80 {
         text.push_str(&format!("0,{},4096,R,{:.3}\n", blocks[i % 80] * 8, i as f64 * 0.001));
     }
-    std::fs::write(&path, text).unwrap();
+    let path = common::temp_file("tip-loop", "loop.spc", &text);
     let mut c = tip(&path, 0.5);
     c.array_cache.size.0 = 64 * 4096;
     c.informed.t_cpu.0 = 0; // no horizon: only the cache limits the depth
@@ -158,11 +153,9 @@ fn unhinted_reuse_at_the_lru_end_limits_how_deep_tip_goes() {
 
 #[test]
 fn a_hint_beyond_the_array_is_refused_before_the_run_naming_its_record() {
-    let dir = std::env::temp_dir().join(format!("prefetchlab-tip-far-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("far.spc");
     // the third read lies 1 PiB in, far beyond five drives
-    std::fs::write(&path, "0,0,4096,R,0.000\n0,8,4096,R,0.001\n0,2199023255552,4096,R,0.002\n").unwrap();
+    let text = "0,0,4096,R,0.000\n0,8,4096,R,0.001\n0,2199023255552,4096,R,0.002\n";
+    let path = common::temp_file("tip-far", "far.spc", text);
     let e = prefetchlab::simulate(&tip(&path, 1.0)).expect_err("refused").to_string();
     assert!(e.contains("far.spc:3: record 3") && e.contains("beyond the array"), "{e}");
 }

@@ -87,10 +87,11 @@ fn a_record_beyond_the_array_is_named() {
 fn a_record_beyond_the_array_is_named_by_its_line() {
     // a blank line and a write not replayed before it: record 3, line 4 of the file;
     // in two fragments too (each reads the trace from its start), and in cache-only mode
-    let dir = std::env::temp_dir().join(format!("prefetchlab-trace-far-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("far.spc");
-    std::fs::write(&path, "0,0,4096,r,0.000\n\n0,8,4096,w,0.001\n0,2199023255552,4096,r,0.002\n").unwrap();
+    let path = common::temp_file(
+        "trace-far",
+        "far.spc",
+        "0,0,4096,r,0.000\n\n0,8,4096,w,0.001\n0,2199023255552,4096,r,0.002\n",
+    );
     let mut c = config(&path);
     c.workload.format = "spc".into();
     c.workload.writes = false;
@@ -111,12 +112,8 @@ fn a_record_beyond_the_array_is_named_by_its_line() {
 /// A one-stream sequential trace of 4 KiB reads (SPC, 1 ms apart) of `n` blocks, written to a
 /// temporary file.
 fn sequential_trace(n: u64) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("prefetchlab-trace-replay-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(format!("seq{n}.spc"));
     let text: String = (0..n).map(|i| format!("0,{},4096,r,{}.{:03}\n", i * 8, i / 1000, i % 1000)).collect();
-    std::fs::write(&path, text).unwrap();
-    path
+    common::temp_file("trace-replay", &format!("seq{n}.spc"), &text)
 }
 
 #[test]
@@ -151,16 +148,13 @@ fn reads_only_leaves_the_writes_out() {
 
 #[test]
 fn streams_by_process_need_a_format_that_records_them() {
-    let dir = std::env::temp_dir().join(format!("prefetchlab-trace-replay-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
     // two processes reading one device
-    let blk = dir.join("two.blk");
-    std::fs::write(
-        &blk,
+    let blk = common::temp_file(
+        "trace-replay",
+        "two.blk",
         "  8,16 1 1 0.000000000 100 D R 0 + 8 [a]\n  8,16 1 2 0.001000000 200 D R 64 + 8 [b]\n  \
          8,16 1 3 0.002000000 100 D R 8 + 8 [a]\n",
-    )
-    .unwrap();
+    );
     let mut c = config(&blk);
     let (_, by_device) = run(&c);
     c.workload.stream_by = prefetchlab::config::StreamBy::Process;
@@ -180,11 +174,8 @@ fn streams_by_process_need_a_format_that_records_them() {
 /// finds no slot to take and goes around the cache, a miss all the same.
 #[test]
 fn a_write_that_finds_every_slot_in_flight_is_counted() {
-    let dir = std::env::temp_dir().join(format!("prefetchlab-trace-replay-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("in-flight.spc");
     let reads: String = (0..4).map(|i| format!("0,{},4096,R,0.0\n", i * 80_000)).collect();
-    std::fs::write(&path, format!("{reads}0,0,8192,W,0.0\n")).unwrap();
+    let path = common::temp_file("trace-replay", "in-flight.spc", &format!("{reads}0,0,8192,W,0.0\n"));
     let mut c = config(&path);
     c.workload.format = "spc".into();
     c.array_cache.size.0 = 16 << 10;

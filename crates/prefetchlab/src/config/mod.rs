@@ -1203,13 +1203,8 @@ impl Config {
 
     /// Reads a TOML file.
     pub fn from_path(path: &std::path::Path, sets: &[String]) -> Result<Config> {
-        let text = std::fs::read_to_string(path).map_err(|e| {
-            Error::input(
-                path.display().to_string(),
-                0,
-                format!("cannot read: {}", crate::error::io_words(&e)),
-            )
-        })?;
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| Error::io(path.display().to_string(), 0, "cannot read", &e))?;
         let tree: toml::Value = toml::from_str(&text).map_err(|e| {
             let (line, msg) = toml_error(&text, &e);
             Error::input(path.display().to_string(), line, msg)
@@ -1229,8 +1224,10 @@ impl Config {
                 _ => apply_set(&mut tree, set)?,
             }
         }
-        if let Ok(defaults) = toml::Value::try_from(Config::default()) {
-            no_list_for_a_table(&tree, &defaults, &mut Vec::new())?;
+        // the defaults' tree, written once: which keys hold tables
+        static DEFAULTS: std::sync::OnceLock<Option<toml::Value>> = std::sync::OnceLock::new();
+        if let Some(defaults) = DEFAULTS.get_or_init(|| toml::Value::try_from(Config::default()).ok()) {
+            no_list_for_a_table(&tree, defaults, &mut Vec::new())?;
         }
         tier_keys_apply(&tree)?;
         let mut cfg: Config = match serde_path_to_error::deserialize(tree.clone()) {
@@ -2222,6 +2219,12 @@ pub fn quote_key(segment: &str) -> String {
     out
 }
 
+/// A key path as the dotted key a configuration writes (each part quoted as
+/// in TOML where it must be: `disk.overrides."Read hit over. after read"`).
+fn dotted_key(parts: &[String]) -> String {
+    parts.iter().map(|p| quote_key(p)).collect::<Vec<_>>().join(".")
+}
+
 /// A JSON value as the TOML tree the rest of the loader reads. JSON has what
 /// TOML lacks: `null` (refused, naming its key) and whole numbers beyond
 /// TOML's signed 64 bits, which a resolved configuration holds for sizes of
@@ -2229,10 +2232,12 @@ pub fn quote_key(segment: &str) -> String {
 fn json_to_toml(v: serde_json::Value, path: &mut Vec<String>) -> Result<toml::Value> {
     use serde_json::Value as J;
     use toml::Value as T;
-    let key = |path: &[String]| path.iter().map(|p| quote_key(p)).collect::<Vec<_>>().join(".");
     Ok(match v {
         J::Null => {
-            return Err(Error::config(key(path), "null is not a value (leave the key out for its default)"))
+            return Err(Error::config(
+                dotted_key(path),
+                "null is not a value (leave the key out for its default)",
+            ))
         }
         J::Bool(b) => T::Boolean(b),
         J::Number(n) => match (n.as_i64(), n.as_u64()) {
@@ -2278,7 +2283,7 @@ fn type_error(tree: &toml::Value, e: serde_path_to_error::Error<toml::de::Error>
         })
         .collect();
     let mut msg = one_line(&e.into_inner().to_string());
-    let key = parts.iter().map(|p| quote_key(p)).collect::<Vec<_>>().join(".");
+    let key = dotted_key(&parts);
     if msg.contains("unit variant") || msg.contains("wanted exactly 1 element") {
         if let Some(names) = names_of(tree, &parts) {
             msg = format!("expected {names}");
@@ -2346,8 +2351,7 @@ fn no_list_for_a_table(tree: &toml::Value, defaults: &toml::Value, path: &mut Ve
         let Some(default) = defaults.get(k).filter(|d| d.is_table()) else { continue };
         path.push(k.clone());
         if v.is_array() {
-            let key = path.iter().map(|p| quote_key(p)).collect::<Vec<_>>().join(".");
-            return Err(Error::config(key, "expected a table of keys, got a list"));
+            return Err(Error::config(dotted_key(path), "expected a table of keys, got a list"));
         }
         no_list_for_a_table(v, default, path)?;
         path.pop();
@@ -2357,25 +2361,30 @@ fn no_list_for_a_table(tree: &toml::Value, defaults: &toml::Value, path: &mut Ve
 
 /// A storage tier's keys of the other kind are an error naming the key
 /// (a drive's times come from its model; an SSD has no drive model): after
-/// deserializing, a default cannot be told from a value given.
+/// deserializing, a default cannot be told from a value given. Each kind's
+/// keys are the ones its tier is written out with (`Serialize`).
 fn tier_keys_apply(tree: &toml::Value) -> Result<()> {
+    let keys_of = |tier: TierConfig| -> Vec<String> {
+        toml::Value::try_from(tier)
+            .ok()
+            .and_then(|v| v.as_table().map(|t| t.keys().cloned().collect()))
+            .unwrap_or_default()
+    };
+    let (hdd, ssd) = (keys_of(TierConfig::hdd()), keys_of(TierConfig::ssd()));
     let nodes = value_at(tree, &["topology".into(), "nodes".into()]).and_then(|n| n.as_array());
     for (i, node) in nodes.into_iter().flatten().enumerate() {
         for name in ["upper", "lower"] {
             let Some(tier) = node.get(name).and_then(|t| t.as_table()) else { continue };
-            let (kind, other): (&str, &[&str]) = match tier.get("kind").and_then(|k| k.as_str()) {
-                Some("hdd") => {
-                    ("hdd", &["read_latency", "write_latency", "read_bandwidth", "write_bandwidth"])
-                }
-                Some("ssd") => ("ssd", &["model"]),
+            let (own, other, other_kind) = match tier.get("kind").and_then(|k| k.as_str()) {
+                Some("hdd") => (&hdd, &ssd, "ssd"),
+                Some("ssd") => (&ssd, &hdd, "hdd"),
                 _ => continue,
             };
-            if let Some(k) = other.iter().find(|k| tier.contains_key(**k)) {
-                let why = if kind == "hdd" {
-                    "applies to kind = \"ssd\" only: a drive's times come from its model"
-                } else {
-                    "applies to kind = \"hdd\" only: an SSD tier is given by its latencies and bandwidths"
-                };
+            if let Some(k) = tier.keys().find(|k| !own.contains(k) && other.contains(k)) {
+                let why = format!(
+                    "applies to kind = \"{other_kind}\" only (an hdd tier is given by its drive model, an ssd \
+                     tier by its latencies and bandwidths)"
+                );
                 return Err(Error::config(format!("topology.nodes[{i}].{name}.{k}"), why));
             }
         }
@@ -2451,11 +2460,10 @@ pub fn apply_set(tree: &mut toml::Value, set: &str) -> Result<()> {
         .ok()
         .and_then(|mut t| t.remove("v"))
         .unwrap_or_else(|| toml::Value::String(raw.to_string()));
-    let dotted = |parts: &[String]| parts.iter().map(|p| quote_key(p)).collect::<Vec<_>>().join(".");
     let mut node = tree;
     for (i, part) in parts.iter().enumerate() {
         let table =
-            node.as_table_mut().ok_or_else(|| Error::config(dotted(&parts[..i]), "is not a table"))?;
+            node.as_table_mut().ok_or_else(|| Error::config(dotted_key(&parts[..i]), "is not a table"))?;
         if i + 1 == parts.len() {
             table.insert(part.clone(), value);
             return Ok(());

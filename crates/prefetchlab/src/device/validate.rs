@@ -69,9 +69,8 @@ const MAX_TRACE_US: f64 = 86_400e6;
 /// Reads `R|W Hit|Miss|… block size service_us next_interarrival_us` lines.
 pub fn read_trace(path: &Path) -> Result<Vec<TraceLine>> {
     let ps = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        Error::input(ps.clone(), 0, format!("cannot read trace: {}", crate::error::io_words(&e)))
-    })?;
+    let text =
+        std::fs::read_to_string(path).map_err(|e| Error::io(ps.clone(), 0, "cannot read trace", &e))?;
     let mut out = Vec::with_capacity(text.len() / 40);
     for (i, line) in text.lines().enumerate() {
         match parse_trace_line(line) {

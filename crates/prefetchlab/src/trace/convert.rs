@@ -73,9 +73,7 @@ pub fn to_lcs_csv(
         ".{}.partial",
         out.file_name().map_or("out".into(), |n| n.to_string_lossy().into_owned())
     ));
-    let io = |e: std::io::Error| {
-        Error::input(name.clone(), 0, format!("cannot write: {}", crate::error::io_words(&e)))
-    };
+    let io = |e: std::io::Error| Error::io(name.clone(), 0, "cannot write", &e);
     let result = (|| {
         let mut w = BufWriter::with_capacity(1 << 16, File::create(&tmp).map_err(io)?);
         writeln!(w, "{LCS_CSV_HEADER}").map_err(io)?;

@@ -106,9 +106,7 @@ impl Read for Counted {
 /// [`open_bytes`], with the count of the file's bytes read so far.
 pub fn open_bytes_counted(path: &Path) -> Result<(Box<dyn BufRead>, FileProgress)> {
     let name = path.display().to_string();
-    let io = |e: io::Error| {
-        Error::input(name.clone(), 0, format!("cannot read the trace: {}", crate::error::io_words(&e)))
-    };
+    let io = |e: io::Error| Error::io(name.clone(), 0, "cannot read the trace", &e);
     let progress = FileProgress::default();
     let counted = Counted { file: File::open(path).map_err(io)?, read: progress.0.clone() };
     let mut file = BufReader::with_capacity(BUF_BYTES, counted);
@@ -234,13 +232,10 @@ impl Lines {
     /// The next line without its end (`None` at the end of the file).
     pub fn next_line(&mut self) -> Result<Option<&str>> {
         self.buf.clear();
-        let n = (&mut self.reader).take(1 << 20).read_until(b'\n', &mut self.buf).map_err(|e| {
-            Error::input(
-                self.path.clone(),
-                self.line_no + 1,
-                format!("cannot read the trace: {}", crate::error::io_words(&e)),
-            )
-        })?;
+        let n = (&mut self.reader)
+            .take(1 << 20)
+            .read_until(b'\n', &mut self.buf)
+            .map_err(|e| Error::io(self.path.clone(), self.line_no + 1, "cannot read the trace", &e))?;
         if n == 0 {
             return Ok(None);
         }

@@ -407,13 +407,7 @@ pub fn detect(path: &Path) -> Result<Format> {
     let mut head = Vec::with_capacity(vscsi::RECORD_BYTES);
     std::io::Read::take(lines::open_bytes(path)?, vscsi::RECORD_BYTES as u64)
         .read_to_end(&mut head)
-        .map_err(|e| {
-            Error::input(
-                path.display().to_string(),
-                0,
-                format!("cannot read the trace: {}", crate::error::io_words(&e)),
-            )
-        })?;
+        .map_err(|e| Error::io(path.display().to_string(), 0, "cannot read the trace", &e))?;
     if vscsi::looks_like(&head) {
         return Ok(Format::Vscsi);
     }

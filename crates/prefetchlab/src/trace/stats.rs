@@ -142,16 +142,20 @@ mod tests {
     use super::*;
     use crate::trace::tests::write_tmp;
 
+    /// The stats of `text`, written to a file `name` (its format told from the content).
+    fn stats_of(name: &str, text: &[u8]) -> TraceStats {
+        stats(&write_tmp(name, text), None, &ReadOptions::default(), 4096, &mut |_, _| {}).unwrap()
+    }
+
     #[test]
     fn counts_a_small_spc_trace() {
         // stream 0: 0..4096, 4096..8192 (strict), stream 1: 0..512, then
         // stream 0 again at 0 (the end of none of its last requests), and at
         // 4096 (the end of its request before last: interleaved only)
-        let p = write_tmp(
+        let s = stats_of(
             "s.spc",
             b"0,0,4096,r,0\n0,8,4096,r,1\n1,0,512,w,2\n0,0,1024,r,3\n0,16,512,r,4\n0,8,512,r,5\n",
         );
-        let s = stats(&p, None, &ReadOptions::default(), 4096, &mut |_, _| {}).unwrap();
         assert_eq!((s.format, s.records, s.reads, s.writes), (Format::Spc, 6, 5, 1));
         assert_eq!((s.read_bytes, s.write_bytes), (4096 + 4096 + 1024 + 512 + 512, 512));
         assert_eq!((s.streams, s.footprint_blocks), (2, 4)); // stream 0: blocks 0, 1, 2; stream 1: block 0
@@ -167,15 +171,13 @@ mod tests {
     #[test]
     fn records_out_of_time_order_are_counted_with_the_first_ones_line() {
         // a comment-free SPC trace with a blank line: 3 s back at line 4, 1 s back at line 6
-        let p = write_tmp(
+        let s = stats_of(
             "back.spc",
             b"0,0,4096,r,1\n0,8,4096,r,4\n\n0,16,4096,r,1\n0,24,4096,r,2\n0,32,4096,r,1\n",
         );
-        let s = stats(&p, None, &ReadOptions::default(), 4096, &mut |_, _| {}).unwrap();
         assert_eq!((s.out_of_order_records, s.max_step_back_s, s.first_out_of_order_line), (2, 3.0, 4));
         assert_eq!(s.span_s, 3.0);
-        let p = write_tmp("fwd.spc", b"0,0,4096,r,1\n0,8,4096,r,1\n");
-        let s = stats(&p, None, &ReadOptions::default(), 4096, &mut |_, _| {}).unwrap();
+        let s = stats_of("fwd.spc", b"0,0,4096,r,1\n0,8,4096,r,1\n");
         assert_eq!((s.out_of_order_records, s.max_step_back_s, s.first_out_of_order_line), (0, 0.0, 0));
     }
 

@@ -2,6 +2,18 @@
 
 use std::path::PathBuf;
 
+/// Writes `text` to the file `name` in this process's temporary folder for
+/// `area` (a test's own name where tests of one file run at once), and gives
+/// its path.
+#[allow(dead_code)]
+pub fn temp_file(area: &str, name: &str, text: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("prefetchlab-{area}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
 /// `../shared/disksim-valid` beside the repository (or under
 /// `$PREFETCHLAB_SHARED`). `None` (the test skips, saying why) when it is
 /// absent — except in CI (`CI=true`), where its absence fails the test.

@@ -76,15 +76,8 @@ pub fn layout(
     let file = word(lay, "Layout Map File")?;
     let path = lay.resolve(file);
     let text = src.read(&path).map_err(|e| {
-        Error::input(
-            lay.path_str(),
-            mline,
-            format!(
-                "dm_layout_g2: cannot read its `Layout Map File` {}: {}",
-                path.display(),
-                crate::error::io_words(&e)
-            ),
-        )
+        let what = format!("dm_layout_g2: cannot read its `Layout Map File` {}", path.display());
+        Error::io(lay.path_str(), mline, what, &e)
     })?;
     let ps = path.display().to_string();
     // zones

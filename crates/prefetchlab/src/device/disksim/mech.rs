@@ -194,11 +194,8 @@ fn seek_curve(
             let f = word(mech, "Full seek curve")?;
             let path = mech.resolve(f);
             let text = src.read(&path).map_err(|e| {
-                Error::input(
-                    mech.path_str(),
-                    mech.get("Full seek curve").map(|p| p.line).unwrap_or(line),
-                    format!("cannot read seek curve {}: {}", path.display(), crate::error::io_words(&e)),
-                )
+                let at = mech.get("Full seek curve").map(|p| p.line).unwrap_or(line);
+                Error::io(mech.path_str(), at, format!("cannot read seek curve {}", path.display()), &e)
             })?;
             seek_text(&text, &path, warnings)?
         }
@@ -214,13 +211,8 @@ fn seek_curve(
 
 /// Reads a DiskSim extracted seek curve file from disk.
 pub fn read_seek_file(path: &Path) -> Result<SeekCurve> {
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        Error::input(
-            path.display().to_string(),
-            0,
-            format!("cannot read seek curve: {}", crate::error::io_words(&e)),
-        )
-    })?;
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Error::io(path.display().to_string(), 0, "cannot read seek curve", &e))?;
     seek_text(&text, path, &mut Vec::new())
 }
 

@@ -498,9 +498,7 @@ pub fn read_document(path: &Path) -> Result<Document> {
 
 /// Reads a DiskSim parameter file (and what it `source`s) from `src`.
 pub fn read_document_from(src: &dyn Source, path: &Path) -> Result<Document> {
-    let text = src.read(path).map_err(|e| {
-        Error::input(path.display().to_string(), 0, format!("cannot read: {}", crate::error::io_words(&e)))
-    })?;
+    let text = src.read(path).map_err(|e| Error::io(path.display().to_string(), 0, "cannot read", &e))?;
     parse_with(&text, path, 0, src)
 }
 

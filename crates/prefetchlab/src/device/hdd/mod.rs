@@ -297,9 +297,7 @@ impl Hdd {
     /// Serves one request arriving at drive time `t`; returns (completion,
     /// seek distance, whole cache hit).
     fn serve(&mut self, req: &DiskRequest, t: f64, queued: bool, hda_free: f64) -> (f64, u64, bool) {
-        let cap = self.p.layout.capacity_sectors;
-        let lba = req.lba_sector.min(cap.saturating_sub(1));
-        let n = (req.sectors.max(1) as u64).min(cap - lba);
+        let (lba, n) = self.span_of(req);
         let t = t + self.oh(self.p.overheads.per_request);
         let r = if let AccessTime::Constant { ms } = self.p.access {
             (t.max(hda_free) + ms * MS, 0, false)
@@ -413,12 +411,7 @@ impl Hdd {
 
         // where the read-ahead is now, and which segment the read takes
         let doing = self.ra.advance(&mut self.mech, lay, self.limits.contread, &mut self.cache, t);
-        let choice = ReadChoice {
-            almost_read_hits: self.p.cache.almost_read_hits,
-            read_hits_on_write_data: self.p.cache.read_hits_on_write_data,
-            prefetching: self.ra.active.then_some(self.ra.seg),
-        };
-        let (seg, hit) = self.cache.select_read(lba, n, choice);
+        let (seg, hit) = self.cache.select_read(lba, n, self.read_choice());
         let Some(seg) = seg else {
             // every segment busy with data not on the media: wait for the arm
             let start = (t + miss_oh).max(self.arm_free_ns);
@@ -681,15 +674,26 @@ impl Hdd {
         if req.write || !self.ra.active || !self.cache_on {
             return false;
         }
+        let (lba, n) = self.span_of(req);
+        matches!(self.cache.select_read(lba, n, self.read_choice()),
+            (Some(seg), hit) if seg == self.ra.seg && hit != HitKind::None)
+    }
+
+    /// The blocks `req` reads or writes, clamped to the drive.
+    fn span_of(&self, req: &DiskRequest) -> (u64, u64) {
         let cap = self.p.layout.capacity_sectors;
         let lba = req.lba_sector.min(cap.saturating_sub(1));
-        let n = (req.sectors.max(1) as u64).min(cap - lba);
-        let choice = ReadChoice {
+        (lba, (req.sectors.max(1) as u64).min(cap - lba))
+    }
+
+    /// The cache's rules for choosing a read's segment, with the segment the
+    /// read-ahead fills (if it runs).
+    fn read_choice(&self) -> ReadChoice {
+        ReadChoice {
             almost_read_hits: self.p.cache.almost_read_hits,
             read_hits_on_write_data: self.p.cache.read_hits_on_write_data,
-            prefetching: Some(self.ra.seg),
-        };
-        matches!(self.cache.select_read(lba, n, choice), (Some(seg), hit) if seg == self.ra.seg && hit != HitKind::None)
+            prefetching: self.ra.active.then_some(self.ra.seg),
+        }
     }
 
     /// The index of the held command to serve next, from drive time `d`
@@ -788,12 +792,13 @@ impl super::Device for Hdd {
                 // read-ahead has read (or, with almost-read hits, is reading)
                 // takes it over, as one arriving now would (`read`); any
                 // other stops it
-                let i = self.pick(at.max(self.write_until_ns));
+                let free = at.max(self.write_until_ns);
+                let i = self.pick(free);
                 if self.takes_over(&self.queue.held[i].req) {
                     let h = self.queue.held.remove(i);
-                    return Some(self.start(h.id, &h.req, h.arrival, at.max(self.write_until_ns), now));
+                    return Some(self.start(h.id, &h.req, h.arrival, free, now));
                 }
-                d = self.stop_readahead(doing, at).0.max(at).max(self.write_until_ns);
+                d = self.stop_readahead(doing, at).0.max(free);
             }
         }
         let i = self.pick(d);
