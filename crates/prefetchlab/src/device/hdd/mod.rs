@@ -32,6 +32,16 @@
 //!   arriving then would, if the read-ahead has read or is reading its
 //!   first block; any other command stops it (DiskSim's times for a
 //!   sequential stream read in queued pairs, `tests/disk_queue.rs`).
+//! * The host interface is the drive's while it is connected: a hit from
+//!   its arrival until it has sent what is in the buffer (a whole hit: to
+//!   its completion), a miss until it disconnects after the miss overhead,
+//!   a write while its data crosses. A command issued meanwhile reaches the
+//!   drive when the bus is let go; several issued together reach it one at
+//!   a time, in order, so a hit among them that the drive sends at once
+//!   holds the bus in its turn, and commands still behind the bus are not
+//!   queued at the drive (they do not stop the read-ahead). DiskSim's times
+//!   for three hits issued at once and a miss issued during a hit
+//!   (`tests/disk_queue.rs`).
 //!
 //! A write (DiskSim `disk_write_arrive`): the data crosses the bus after the
 //! write overhead (the hit overhead with write-back caching, `Fast write
@@ -150,6 +160,11 @@ pub struct Hdd {
     last_was_write: bool,
     /// The block after the last request (the elevator policies' position).
     last_lba: u64,
+    /// The command in service holds the host interface until then (a hit
+    /// until it disconnects or completes, a miss until its disconnect): a
+    /// command the host issues meanwhile reaches the drive then (DiskSim's
+    /// bus is the drive's while it is connected).
+    bus_free_ns: f64,
     /// The last completion, exact and as reported to the host.
     t_done: f64,
     done_ns: TimeNs,
@@ -235,6 +250,7 @@ impl Hdd {
             write_until_end: u64::MAX,
             appended: false,
             last_was_write: false,
+            bus_free_ns: 0.0,
             t_done: 0.0,
             done_ns: 0,
             last_lba: 0,
@@ -299,6 +315,7 @@ impl Hdd {
     fn serve(&mut self, req: &DiskRequest, t: f64, queued: bool, hda_free: f64) -> (f64, u64, bool) {
         let (lba, n) = self.span_of(req);
         let t = t + self.oh(self.p.overheads.per_request);
+        self.bus_free_ns = t;
         let r = if let AccessTime::Constant { ms } = self.p.access {
             (t.max(hda_free) + ms * MS, 0, false)
         } else if req.write {
@@ -403,10 +420,10 @@ impl Hdd {
             let start = (t + miss_oh).max(self.arm_free_ns);
             self.spans.clear();
             let a = self.mech.read(lay, lba, n, start, 0.0, immed, &mut self.spans);
-            let bus_end =
-                bus::send(&self.spans, n, None, t + miss_oh + costs.disconnect_ns, watermark, &costs);
+            let sent = bus::send(&self.spans, n, None, t + miss_oh + costs.disconnect_ns, watermark, &costs);
             self.arm_free_ns = a.end_ns;
-            return (bus_end + completion, a.seek_cyl as u64, false);
+            self.bus_free_ns = sent.released_ns;
+            return (sent.end_ns + completion, a.seek_cyl as u64, false);
         }
 
         // where the read-ahead is now, and which segment the read takes
@@ -417,10 +434,10 @@ impl Hdd {
             let start = (t + miss_oh).max(self.arm_free_ns);
             self.spans.clear();
             let a = self.mech.read(&self.p.layout, lba, n, start, 0.0, immed, &mut self.spans);
-            let bus_end =
-                bus::send(&self.spans, n, None, t + miss_oh + costs.disconnect_ns, watermark, &costs);
+            let sent = bus::send(&self.spans, n, None, t + miss_oh + costs.disconnect_ns, watermark, &costs);
             self.arm_free_ns = a.end_ns;
-            return (bus_end + completion, a.seek_cyl as u64, false);
+            self.bus_free_ns = sent.released_ns;
+            return (sent.end_ns + completion, a.seek_cyl as u64, false);
         };
         // a hit connects at once (after the hit overhead) when the drive is
         // free for it and enough of it is in; else the drive disconnects
@@ -465,7 +482,7 @@ impl Hdd {
                 let upto = self.spans.first().map_or(lba + n, |s| s.lba);
                 self.spans.insert(0, Span { lba, count: upto - lba, start_ns: t, sector_ns: 0.0 });
             }
-            let bus_end = bus::send(&self.spans, n, connect, free_bus, watermark, &costs);
+            let bus_end = self.send(n, connect, free_bus, watermark, &costs, completion);
             // the read-ahead continues past the request (its limit grows)
             let s = self.cache.get(seg);
             let lim = self.limits.max_readahead(&self.p.layout, s.start, lba, n);
@@ -496,8 +513,10 @@ impl Hdd {
             let sent = n as f64 * self.xfer_read_ns + completion;
             let done = if held_until > t {
                 // the drive disconnects and sends the data once the write is done
+                self.bus_free_ns = t + miss_oh + costs.disconnect_ns;
                 (t + miss_oh + costs.disconnect_ns).max(held_until) + costs.reconnect_ns + sent
             } else {
+                self.bus_free_ns = t + hit_oh + sent;
                 t + hit_oh + sent
             };
             if self.p.cache.readahead_on_idle_hit && self.limits.contread > 0 {
@@ -540,9 +559,27 @@ impl Hdd {
         if self.p.cache.read_any_free_blocks && first == lba {
             self.read_free_blocks(seg, lba, a.first_wait_ns);
         }
-        let bus_end = bus::send(&self.spans, n, connect, free_bus, watermark, &costs);
+        let bus_end = self.send(n, connect, free_bus, watermark, &costs, completion);
         self.start_readahead(seg, lba, n, a.end_ns, bus_end, queued);
         (bus_end + completion, a.seek_cyl as u64, false)
+    }
+
+    /// Sends the read's blocks ([`bus::send`] on the spans) and notes when
+    /// the drive lets go of the bus (one never disconnected holds it to its
+    /// completion); returns when the last block has crossed.
+    fn send(
+        &mut self,
+        n: u64,
+        connect: Option<f64>,
+        free_bus: f64,
+        watermark: u64,
+        costs: &BusCosts,
+        completion: f64,
+    ) -> f64 {
+        let sent = bus::send(&self.spans, n, connect, free_bus, watermark, costs);
+        self.bus_free_ns =
+            if sent.released_ns >= sent.end_ns { sent.end_ns + completion } else { sent.released_ns };
+        sent.end_ns
     }
 
     /// `Read any free blocks`: the sectors of `lba`'s track that passed
@@ -616,6 +653,13 @@ impl Hdd {
             (t + oh + prep, t + oh)
         };
         let bus_end = bus_start + n as f64 * xfer;
+        // connected from the start, the drive keeps the bus for the data (and
+        // a write-back write's completion); else it let go at its disconnect
+        self.bus_free_ns = match (held_until > t, fast) {
+            (true, _) => t + oh + disconnect,
+            (false, true) => bus_end + completion,
+            (false, false) => bus_end + disconnect,
+        };
         let min_buffered = self.write_min_buffered(n);
         let mech_start = (mech_at + stop_wait).max(self.arm_free_ns);
         let a =
@@ -653,8 +697,18 @@ impl Hdd {
     /// Serves `req` (tag `id`), arriving at drive time `t`, the drive free
     /// from `hda_free`; records the completion.
     fn start(&mut self, id: u32, req: &DiskRequest, t: f64, hda_free: f64, now: TimeNs) -> super::Started {
-        let queued = !self.queue.held.is_empty();
+        // commands wait in the drive's queue (so no read-ahead follows this
+        // one): those held behind a hit the drive sends at once reach the
+        // drive only when it lets go of the bus, after its media work
+        let queued = !self.queue.held.is_empty()
+            && (!(self.whole_hit(req) || self.takes_over(req))
+                || self.queue.held.iter().any(|h| h.arrival < t));
         let (done, seek, hit) = self.serve(req, t, queued, hda_free);
+        // the commands issued with it or after it, still behind the bus,
+        // reach the drive once it lets go of the bus
+        for h in self.queue.held.iter_mut().filter(|h| h.arrival >= t) {
+            h.arrival = h.arrival.max(self.bus_free_ns);
+        }
         let done = done.max(t);
         let done_ns = (done.ceil() as TimeNs).max(now);
         self.t_done = done;
@@ -677,6 +731,31 @@ impl Hdd {
         let (lba, n) = self.span_of(req);
         matches!(self.cache.select_read(lba, n, self.read_choice()),
             (Some(seg), hit) if seg == self.ra.seg && hit != HitKind::None)
+    }
+
+    /// Whether `req`, started now, is a read the cache holds whole.
+    fn whole_hit(&self, req: &DiskRequest) -> bool {
+        if req.write || !self.cache_on {
+            return false;
+        }
+        let (lba, n) = self.span_of(req);
+        self.cache.select_read(lba, n, self.read_choice()).1 == HitKind::Whole
+    }
+
+    /// Commands issued while the last one held the bus reach the drive one
+    /// at a time, in the order issued, once it lets go: the first of them,
+    /// if the drive can send it at once (a whole hit, or a read taking the
+    /// read-ahead over), connects and holds the bus in its turn, and the
+    /// drive has no other to choose (DiskSim's times for several hits issued
+    /// together, `tests/disk_queue.rs`). Starts it, the drive free from
+    /// `free`.
+    fn first_behind_the_bus(&mut self, free: f64, now: TimeNs) -> Option<super::Started> {
+        let h0 = self.queue.held.first()?;
+        if h0.arrival < self.t_done || !(self.whole_hit(&h0.req) || self.takes_over(&h0.req)) {
+            return None;
+        }
+        let h = self.queue.held.remove(0);
+        Some(self.start(h.id, &h.req, h.arrival, free, now))
     }
 
     /// The blocks `req` reads or writes, clamped to the drive.
@@ -755,7 +834,9 @@ impl super::Device for Hdd {
         if self.queue.busy {
             let lay = &self.p.layout;
             let loc = lay.locate(req.lba_sector.min(lay.capacity_sectors - 1));
-            self.queue.held.push(queue::Held { id, req: *req, arrival: now as f64, loc });
+            // it reaches the drive once the command in service lets go of the bus
+            let arrival = (now as f64).max(self.bus_free_ns);
+            self.queue.held.push(queue::Held { id, req: *req, arrival, loc });
             return None;
         }
         let t = self.arrival(now);
@@ -788,11 +869,14 @@ impl super::Device for Hdd {
                     &mut self.cache,
                     at,
                 );
+                let free = at.max(self.write_until_ns);
+                if let Some(started) = self.first_behind_the_bus(free, now) {
+                    return Some(started);
+                }
                 // the command it picks now: a read whose first block the
                 // read-ahead has read (or, with almost-read hits, is reading)
                 // takes it over, as one arriving now would (`read`); any
                 // other stops it
-                let free = at.max(self.write_until_ns);
                 let i = self.pick(free);
                 if self.takes_over(&self.queue.held[i].req) {
                     let h = self.queue.held.remove(i);
@@ -800,6 +884,8 @@ impl super::Device for Hdd {
                 }
                 d = self.stop_readahead(doing, at).0.max(free);
             }
+        } else if let Some(started) = self.first_behind_the_bus(d, now) {
+            return Some(started);
         }
         let i = self.pick(d);
         let h = self.queue.held.remove(i);

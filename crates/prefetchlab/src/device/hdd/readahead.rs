@@ -68,7 +68,9 @@ pub struct ReadAhead {
 /// read's data is still being sent, a block more than a segment ahead of
 /// the host transfer cannot be read; its sector passes unread and the drive
 /// tries again when it comes round. The host transfer is taken to send the
-/// request's last blocks back to back until `until_ns`.
+/// request's last blocks back to back until `until_ns` (with an instant bus,
+/// all of them at `until_ns`: before then none has left, so the read-ahead
+/// may get at most a segment past the request's first block).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Cap {
     /// End of the request being sent (0: no cap).
@@ -83,10 +85,16 @@ impl Cap {
     /// May block `b` be read at `t`?
     #[inline]
     fn allows(&self, b: u64, t: f64) -> bool {
-        if self.endreq == 0 || t >= self.until_ns || self.xfer_ns <= 0.0 {
+        if self.endreq == 0 || t >= self.until_ns {
             return true;
         }
-        let unsent = (((self.until_ns - t) / self.xfer_ns).ceil() as u64).min(self.blocks);
+        // an instant bus sends every block at `until_ns` (after the hit
+        // overhead): until then none has left
+        let unsent = if self.xfer_ns <= 0.0 {
+            self.blocks
+        } else {
+            (((self.until_ns - t) / self.xfer_ns).ceil() as u64).min(self.blocks)
+        };
         b + unsent < self.endreq + self.size
     }
 
