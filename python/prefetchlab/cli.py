@@ -494,6 +494,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (KeyboardInterrupt, Terminated):
         return _stopped()
     except Exception as e:  # a bug: still one line, but say so
+        if _sigterm_seen and "interrupted" in str(e).lower():
+            # DuckDB in a query turns the signal's exception into its own "Query interrupted"
+            return _stopped()
         _error(f"internal error (please report): {type(e).__name__}: {e}")
     return EXIT_USAGE
 

@@ -145,11 +145,12 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 def cmd_export(args: argparse.Namespace) -> int:
     from prefetchlab.results import ResultsDB, ResultsError
 
+    out = _out_dir(args.parquet, "--parquet")  # a bad output path is said first, whatever the database
     db = ResultsDB(_db(args, None))
     if not db.exists():
         raise ResultsError(f"{db.path}: no such results database")
     version = None if args.all_builds else engine_version
-    written = db.export_parquet(_out_dir(args.parquet, "--parquet"), version)
+    written = db.export_parquet(out, version)
     for path, n in written:
         print(f"{path} ({n} runs)")
     if version is not None:
