@@ -701,8 +701,7 @@ impl Hdd {
         // one): those held behind a hit the drive sends at once reach the
         // drive only when it lets go of the bus, after its media work
         let queued = !self.queue.held.is_empty()
-            && (!(self.whole_hit(req) || self.takes_over(req))
-                || self.queue.held.iter().any(|h| h.arrival < t));
+            && (self.queue.held.iter().any(|h| h.arrival < t) || !self.sends_at_once(req));
         let (done, seek, hit) = self.serve(req, t, queued, hda_free);
         // the commands issued with it or after it, still behind the bus,
         // reach the drive once it lets go of the bus
@@ -733,13 +732,18 @@ impl Hdd {
             (Some(seg), hit) if seg == self.ra.seg && hit != HitKind::None)
     }
 
-    /// Whether `req`, started now, is a read the cache holds whole.
-    fn whole_hit(&self, req: &DiskRequest) -> bool {
+    /// Whether `req`, started now, is a read the drive sends at once: one the
+    /// cache holds whole, or one that takes the read-ahead over.
+    fn sends_at_once(&self, req: &DiskRequest) -> bool {
         if req.write || !self.cache_on {
             return false;
         }
         let (lba, n) = self.span_of(req);
-        self.cache.select_read(lba, n, self.read_choice()).1 == HitKind::Whole
+        match self.cache.select_read(lba, n, self.read_choice()) {
+            (_, HitKind::Whole) => true,
+            (Some(seg), HitKind::Partial) => self.ra.active && seg == self.ra.seg,
+            _ => false,
+        }
     }
 
     /// Commands issued while the last one held the bus reach the drive one
@@ -751,7 +755,7 @@ impl Hdd {
     /// `free`.
     fn first_behind_the_bus(&mut self, free: f64, now: TimeNs) -> Option<super::Started> {
         let h0 = self.queue.held.first()?;
-        if h0.arrival < self.t_done || !(self.whole_hit(&h0.req) || self.takes_over(&h0.req)) {
+        if h0.arrival < self.t_done || !self.sends_at_once(&h0.req) {
             return None;
         }
         let h = self.queue.held.remove(0);
