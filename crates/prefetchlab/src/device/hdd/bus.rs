@@ -28,23 +28,15 @@ pub struct BusCosts {
     pub hold: bool,
 }
 
-/// When a read's blocks crossed the bus.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Sent {
-    /// The last block has crossed.
-    pub end_ns: f64,
-    /// The drive first let go of the bus: a miss at once (`free_ns`), a
-    /// hit when it ran out of data and disconnected, or at `end_ns` if it
-    /// never did. A command the host issues before then reaches the drive
-    /// only then (DiskSim's bus is the drive's until it disconnects).
-    pub released_ns: f64,
-}
-
 /// Sends the `n` blocks of a request described, in request order, by
 /// `spans` (each span's blocks reach the buffer at its times). The drive is
 /// first connected at `connect_ns` (a hit: after the hit overhead) or, when
 /// `connect_ns` is `None`, it is disconnected and the bus is free from
-/// `free_ns` (a miss), reconnecting at the watermark.
+/// `free_ns` (a miss), reconnecting at the watermark. Returns when the last
+/// block has crossed the bus, and appends to `busy` the stretches the drive
+/// holds the bus for it from `connect_ns` (or its first reconnection) on:
+/// connected, no other command can reach the drive (DiskSim's bus is the
+/// drive's until it disconnects).
 pub fn send(
     spans: &[Span],
     n: u64,
@@ -52,10 +44,10 @@ pub fn send(
     free_ns: f64,
     watermark: u64,
     c: &BusCosts,
-) -> Sent {
+    busy: &mut Vec<(f64, f64)>,
+) -> f64 {
     if n == 0 || spans.is_empty() {
-        let end_ns = connect_ns.unwrap_or(free_ns);
-        return Sent { end_ns, released_ns: if connect_ns.is_some() { end_ns } else { free_ns } };
+        return connect_ns.unwrap_or(free_ns);
     }
     let w = watermark.max(1);
     let x = c.xfer_ns;
@@ -63,27 +55,29 @@ pub fn send(
         // an instant bus that costs nothing to come back to (or never
         // leaves): each block crosses as it comes in
         let last = spans.iter().map(|s| s.ready_ns(s.end() - 1)).fold(f64::NEG_INFINITY, f64::max);
-        // connected, the drive lets go once it has sent what is in
-        let (first, released_ns) = match connect_ns {
-            Some(t) => (t, t),
-            None => (free_ns.max(ready_at(spans, 0, 0, w.min(n) - 1)) + c.reconnect_ns, free_ns),
+        let first = match connect_ns {
+            Some(t) => t,
+            None => free_ns.max(ready_at(spans, 0, 0, w.min(n) - 1)) + c.reconnect_ns,
         };
-        let end_ns = first.max(last);
-        return Sent { end_ns, released_ns: if c.hold { end_ns } else { released_ns } };
+        let end = first.max(last);
+        // holding the bus, it is the drive's to the end; else only the
+        // instant of each crossing
+        busy.push((if c.hold { first - c.reconnect_ns } else { end }, end));
+        return end;
     }
     // sent: blocks sent so far; t: when the bus is next free (connected)
     let mut sent = 0u64;
     let mut connected = connect_ns.is_some();
     let mut t = connect_ns.unwrap_or(free_ns);
-    let mut released_ns = if connected { None } else { Some(free_ns) };
+    let mut since = t; // the current connection began then
     let mut si = 0usize; // span holding block `sent`
     let mut off = 0u64; // offset of block `sent` in spans[si]
     while sent < n {
         if !connected {
             // reconnect once `w` more blocks (or all the rest) are in
             let target = (sent + w).min(n) - 1;
-            let r = ready_at(spans, si, off, target - sent);
-            t = t.max(r) + c.reconnect_ns;
+            since = t.max(ready_at(spans, si, off, target - sent));
+            t = since + c.reconnect_ns;
             connected = true;
         }
         let s = &spans[si];
@@ -95,8 +89,8 @@ pub fn send(
                 t = r;
             } else {
                 t += c.disconnect_ns;
+                busy.push((since, t));
                 connected = false;
-                released_ns.get_or_insert(t);
                 continue;
             }
         }
@@ -121,7 +115,8 @@ pub fn send(
             }
         }
     }
-    Sent { end_ns: t, released_ns: released_ns.unwrap_or(t) }
+    busy.push((since, t));
+    t
 }
 
 /// When the block `ahead` blocks after (span `si`, offset `off`) is in.
@@ -150,7 +145,7 @@ mod tests {
     fn a_slow_bus_is_the_bottleneck_after_the_first_block() {
         // media 1 per 10, bus 1 per 15: block 0 in at 10, sent by 25, …
         let c = BusCosts { xfer_ns: 15.0, ..Default::default() };
-        let t = send(&[span(0, 10, 0.0, 10.0)], 10, None, 0.0, 1, &c).end_ns;
+        let t = send(&[span(0, 10, 0.0, 10.0)], 10, None, 0.0, 1, &c, &mut Vec::new());
         assert_eq!(t, 10.0 + 10.0 * 15.0);
     }
 
@@ -160,28 +155,28 @@ mod tests {
         // send 4 (+4) → 49; blocks 4.. in at 50, 60, ...; caught up → disconnect
         // (+2) and wait for 4 more: block 7 in at 80 → 85, send 8..: ...
         let c = BusCosts { xfer_ns: 1.0, disconnect_ns: 2.0, reconnect_ns: 5.0, hold: false };
-        let t = send(&[span(0, 8, 0.0, 10.0)], 8, None, 0.0, 4, &c).end_ns;
+        let t = send(&[span(0, 8, 0.0, 10.0)], 8, None, 0.0, 4, &c, &mut Vec::new());
         // first connection: at 45 sends blocks 0..3 (49); block 4 in at 50 > 49:
         // disconnect 51; reconnect when block 7 in (80) + 5 = 85; sends 4..7 → 89
         assert_eq!(t, 89.0);
         // with no overheads and watermark 1 the last block leaves as it comes in
         let z = BusCosts { xfer_ns: 1.0, ..Default::default() };
-        assert_eq!(send(&[span(0, 8, 0.0, 10.0)], 8, None, 0.0, 1, &z).end_ns, 81.0);
+        assert_eq!(send(&[span(0, 8, 0.0, 10.0)], 8, None, 0.0, 1, &z, &mut Vec::new()), 81.0);
         // an instant bus: the last block crosses the moment it is in
         let i = BusCosts::default();
-        assert_eq!(send(&[span(0, 8, 0.0, 10.0)], 8, None, 0.0, 1, &i).end_ns, 80.0);
-        assert_eq!(send(&[span(0, 8, 0.0, 10.0)], 8, Some(95.0), 0.0, 1, &i).end_ns, 95.0);
+        assert_eq!(send(&[span(0, 8, 0.0, 10.0)], 8, None, 0.0, 1, &i, &mut Vec::new()), 80.0);
+        assert_eq!(send(&[span(0, 8, 0.0, 10.0)], 8, Some(95.0), 0.0, 1, &i, &mut Vec::new()), 95.0);
         // holding the bus: reconnect once, at the watermark, then wait
         let h = BusCosts { reconnect_ns: 5.0, hold: true, ..Default::default() };
-        assert_eq!(send(&[span(0, 8, 0.0, 10.0)], 8, None, 0.0, 4, &h).end_ns, 80.0);
-        assert_eq!(send(&[span(0, 2, 0.0, 10.0)], 2, None, 0.0, 4, &h).end_ns, 25.0);
+        assert_eq!(send(&[span(0, 8, 0.0, 10.0)], 8, None, 0.0, 4, &h, &mut Vec::new()), 80.0);
+        assert_eq!(send(&[span(0, 2, 0.0, 10.0)], 2, None, 0.0, 4, &h, &mut Vec::new()), 25.0);
     }
 
     #[test]
     fn a_hit_is_sent_from_the_connection() {
         let c = BusCosts { xfer_ns: 2.0, ..Default::default() };
         // all 5 blocks already in
-        let t = send(&[span(100, 5, 0.0, 0.0)], 5, Some(30.0), 0.0, 1, &c).end_ns;
+        let t = send(&[span(100, 5, 0.0, 0.0)], 5, Some(30.0), 0.0, 1, &c, &mut Vec::new());
         assert_eq!(t, 40.0);
     }
 }

@@ -34,14 +34,24 @@
 //!   sequential stream read in queued pairs, `tests/disk_queue.rs`).
 //! * The host interface is the drive's while it is connected: a hit from
 //!   its arrival until it has sent what is in the buffer (a whole hit: to
-//!   its completion), a miss until it disconnects after the miss overhead,
-//!   a write while its data crosses. A command issued meanwhile reaches the
-//!   drive when the bus is let go; several issued together reach it one at
-//!   a time, in order, so a hit among them that the drive sends at once
-//!   holds the bus in its turn, and commands still behind the bus are not
-//!   queued at the drive (they do not stop the read-ahead). DiskSim's times
-//!   for three hits issued at once and a miss issued during a hit
-//!   (`tests/disk_queue.rs`).
+//!   its completion), a miss until it disconnects after the miss overhead
+//!   and again while it sends its data, a write while its data crosses. A
+//!   command issued meanwhile reaches the drive when the bus is let go;
+//!   several issued together reach it one at a time, in order, so a hit
+//!   among them that the drive sends at once holds the bus in its turn, and
+//!   commands still behind the bus are not queued at the drive (they do not
+//!   stop the read-ahead). A command already at the drive sends nothing
+//!   before the one in service has let go of the bus for the last time.
+//! * `Preseeking level`: without preseeking (0, every shipped file) a read
+//!   keeps the arm until it has completed, as DiskSim keeps its HDA, so a
+//!   read queued behind it, even the next one of a sequential stream, seeks
+//!   once the last one's data has crossed the bus (a revolution lost when
+//!   that takes any time); with 1 until its completion is sent, with 2 only
+//!   to the end of its media work (the datasheet presets).
+//!
+//! DiskSim's times for hits issued at once, a miss issued during a hit, and
+//! streams queued behind slow buses on every drive of its validation files,
+//! to 0.001 % (`tests/disk_queue.rs`).
 //!
 //! A write (DiskSim `disk_write_arrive`): the data crosses the bus after the
 //! write overhead (the hit overhead with write-back caching, `Fast write
@@ -71,7 +81,7 @@
 //!
 //! Choices where DiskSim's event-level controller is not reproduced, each a
 //! rule (see also `validate.rs` for the measured effect):
-//! * sneaky hits, preseeking and write prebuffering are not modelled (off
+//! * sneaky hits and write prebuffering are not modelled (off
 //!   in every DiskSim file shipped with DiskSim's validation suite); nor
 //!   are `Write water mark`, `Maximum number of write segments`, `Use
 //!   separate write segment`, `Write hit stop prefetch`, `Disconnect write
@@ -160,11 +170,16 @@ pub struct Hdd {
     last_was_write: bool,
     /// The block after the last request (the elevator policies' position).
     last_lba: u64,
-    /// The command in service holds the host interface until then (a hit
-    /// until it disconnects or completes, a miss until its disconnect): a
-    /// command the host issues meanwhile reaches the drive then (DiskSim's
-    /// bus is the drive's while it is connected).
-    bus_free_ns: f64,
+    /// When the command in service holds the host interface (from..to, in
+    /// time order): a hit from its arrival until it has sent what is in, a
+    /// miss until it disconnects after its overhead and again while it sends
+    /// its data, a write while its data crosses. A command the host issues
+    /// meanwhile reaches the drive at the stretch's end (DiskSim's bus is
+    /// the drive's while it is connected). Kept between requests.
+    bus_busy: Vec<(f64, f64)>,
+    /// The previous command's last use of the bus ended then: a command
+    /// that reached the drive before sends nothing until then.
+    bus_idle_ns: f64,
     /// The last completion, exact and as reported to the host.
     t_done: f64,
     done_ns: TimeNs,
@@ -250,7 +265,8 @@ impl Hdd {
             write_until_end: u64::MAX,
             appended: false,
             last_was_write: false,
-            bus_free_ns: 0.0,
+            bus_busy: Vec::with_capacity(8),
+            bus_idle_ns: 0.0,
             t_done: 0.0,
             done_ns: 0,
             last_lba: 0,
@@ -312,17 +328,18 @@ impl Hdd {
 
     /// Serves one request arriving at drive time `t`; returns (completion,
     /// seek distance, whole cache hit).
-    fn serve(&mut self, req: &DiskRequest, t: f64, queued: bool, hda_free: f64) -> (f64, u64, bool) {
+    fn serve(&mut self, req: &DiskRequest, t: f64, hda_free: f64) -> (f64, u64, bool) {
         let (lba, n) = self.span_of(req);
         let t = t + self.oh(self.p.overheads.per_request);
-        self.bus_free_ns = t;
+        self.bus_idle_ns = self.bus_busy.last().map_or(0.0, |b| b.1);
+        self.bus_busy.clear();
         let r = if let AccessTime::Constant { ms } = self.p.access {
             (t.max(hda_free) + ms * MS, 0, false)
         } else if req.write {
             let (d, s) = self.write(lba, n, t, hda_free);
             (d, s, false)
         } else {
-            self.read(lba, n, t, queued, hda_free)
+            self.read(lba, n, t, hda_free)
         };
         self.last_was_write = req.write;
         self.last_lba = lba + n;
@@ -367,13 +384,13 @@ impl Hdd {
 
     /// Starts the read-ahead after a read of `[lba, lba + n)` into segment
     /// `seg` whose media part ended at `end_ns`.
-    fn start_readahead(&mut self, seg: usize, lba: u64, n: u64, end_ns: f64, bus_end: f64, queued: bool) {
+    fn start_readahead(&mut self, seg: usize, lba: u64, n: u64, end_ns: f64, bus_end: f64) {
         let s = self.cache.get(seg);
         let lim = self.limits.max_readahead(&self.p.layout, s.start, lba, n);
         let min = self.limits.min_readahead(&self.p.layout, lba + n);
         let (limit, min_limit) = self.cache.raise_limits(seg, lim, min);
         let next = s.end;
-        let active = self.limits.contread > 0 && !queued && next < limit;
+        let active = self.limits.contread > 0 && !self.queued_at(end_ns) && next < limit;
         let cap = self.cap(lba, n, bus_end);
         self.ra = ReadAhead { active, seg, next, limit, min_limit, from_ns: end_ns, cap };
         self.cache.set_state(seg, if active { SegState::Reading } else { SegState::Clean });
@@ -394,7 +411,7 @@ impl Hdd {
 
     /// A read arriving at `t`; the drive is busy with other commands until
     /// `hda_free` (≤ `t` when it is idle).
-    fn read(&mut self, lba: u64, n: u64, t: f64, queued: bool, hda_free: f64) -> (f64, u64, bool) {
+    fn read(&mut self, lba: u64, n: u64, t: f64, hda_free: f64) -> (f64, u64, bool) {
         let ov = &self.p.overheads;
         let (hit_ms, miss_ms, disc_ms) = if self.last_was_write {
             (ov.read_hit_after_write, ov.read_miss_after_write, ov.read_disconnect_after_write)
@@ -420,10 +437,10 @@ impl Hdd {
             let start = (t + miss_oh).max(self.arm_free_ns);
             self.spans.clear();
             let a = self.mech.read(lay, lba, n, start, 0.0, immed, &mut self.spans);
-            let sent = bus::send(&self.spans, n, None, t + miss_oh + costs.disconnect_ns, watermark, &costs);
+            let free_bus = (t + miss_oh + costs.disconnect_ns).max(self.bus_idle_ns);
+            let bus_end = self.send(t, n, None, free_bus, watermark, &costs, completion);
             self.arm_free_ns = a.end_ns;
-            self.bus_free_ns = sent.released_ns;
-            return (sent.end_ns + completion, a.seek_cyl as u64, false);
+            return (bus_end + completion, a.seek_cyl as u64, false);
         }
 
         // where the read-ahead is now, and which segment the read takes
@@ -434,10 +451,10 @@ impl Hdd {
             let start = (t + miss_oh).max(self.arm_free_ns);
             self.spans.clear();
             let a = self.mech.read(&self.p.layout, lba, n, start, 0.0, immed, &mut self.spans);
-            let sent = bus::send(&self.spans, n, None, t + miss_oh + costs.disconnect_ns, watermark, &costs);
+            let free_bus = (t + miss_oh + costs.disconnect_ns).max(self.bus_idle_ns);
+            let bus_end = self.send(t, n, None, free_bus, watermark, &costs, completion);
             self.arm_free_ns = a.end_ns;
-            self.bus_free_ns = sent.released_ns;
-            return (sent.end_ns + completion, a.seek_cyl as u64, false);
+            return (bus_end + completion, a.seek_cyl as u64, false);
         };
         // a hit connects at once (after the hit overhead) when the drive is
         // free for it and enough of it is in; else the drive disconnects
@@ -450,9 +467,9 @@ impl Hdd {
             HitKind::None => false,
         };
         let connect_if = |held_until: f64| (enough && held_until <= t).then_some(t + hit_oh);
-        let mut held_until = self.write_until_ns.max(hda_free);
+        let mut held_until = self.write_until_ns.max(hda_free).max(self.bus_idle_ns);
         let mut connect = connect_if(held_until);
-        let free_bus = t + miss_oh + costs.disconnect_ns;
+        let free_bus = (t + miss_oh + costs.disconnect_ns).max(self.bus_idle_ns);
         self.cache.touch(seg);
 
         // the read-ahead filling this very segment goes on for the request
@@ -482,13 +499,13 @@ impl Hdd {
                 let upto = self.spans.first().map_or(lba + n, |s| s.lba);
                 self.spans.insert(0, Span { lba, count: upto - lba, start_ns: t, sector_ns: 0.0 });
             }
-            let bus_end = self.send(n, connect, free_bus, watermark, &costs, completion);
+            let bus_end = self.send(t, n, connect, free_bus, watermark, &costs, completion);
             // the read-ahead continues past the request (its limit grows)
             let s = self.cache.get(seg);
             let lim = self.limits.max_readahead(&self.p.layout, s.start, lba, n);
             let min = self.limits.min_readahead(&self.p.layout, lba + n);
             (self.ra.limit, self.ra.min_limit) = self.cache.raise_limits(seg, lim, min);
-            self.ra.active = !queued && self.ra.next < self.ra.limit;
+            self.ra.active = !self.queued_at(end_ns) && self.ra.next < self.ra.limit;
             self.ra.cap = self.cap(lba, n, bus_end);
             if !self.ra.active {
                 self.cache.set_state(seg, SegState::Clean);
@@ -513,10 +530,12 @@ impl Hdd {
             let sent = n as f64 * self.xfer_read_ns + completion;
             let done = if held_until > t {
                 // the drive disconnects and sends the data once the write is done
-                self.bus_free_ns = t + miss_oh + costs.disconnect_ns;
-                (t + miss_oh + costs.disconnect_ns).max(held_until) + costs.reconnect_ns + sent
+                let back = (t + miss_oh + costs.disconnect_ns).max(held_until);
+                self.bus_busy.push((t, t + miss_oh + costs.disconnect_ns));
+                self.bus_busy.push((back, back + costs.reconnect_ns + sent));
+                back + costs.reconnect_ns + sent
             } else {
-                self.bus_free_ns = t + hit_oh + sent;
+                self.bus_busy.push((t, t + hit_oh + sent));
                 t + hit_oh + sent
             };
             if self.p.cache.readahead_on_idle_hit && self.limits.contread > 0 {
@@ -524,7 +543,7 @@ impl Hdd {
                 let lim = self.limits.max_readahead(&self.p.layout, s.start, lba, n);
                 let min = self.limits.min_readahead(&self.p.layout, lba + n);
                 let (lim, min) = self.cache.raise_limits(seg, lim, min);
-                if s.end < lim && !queued {
+                if s.end < lim && !self.queued_at(t) {
                     let from = (t + miss_oh + stop_wait).max(self.arm_free_ns);
                     self.ra = ReadAhead {
                         active: true,
@@ -559,16 +578,20 @@ impl Hdd {
         if self.p.cache.read_any_free_blocks && first == lba {
             self.read_free_blocks(seg, lba, a.first_wait_ns);
         }
-        let bus_end = self.send(n, connect, free_bus, watermark, &costs, completion);
-        self.start_readahead(seg, lba, n, a.end_ns, bus_end, queued);
+        let bus_end = self.send(t, n, connect, free_bus, watermark, &costs, completion);
+        self.start_readahead(seg, lba, n, a.end_ns, bus_end);
         (bus_end + completion, a.seek_cyl as u64, false)
     }
 
-    /// Sends the read's blocks ([`bus::send`] on the spans) and notes when
-    /// the drive lets go of the bus (one never disconnected holds it to its
-    /// completion); returns when the last block has crossed.
+    /// Sends the blocks of a read arriving at `t` ([`bus::send`] on the
+    /// spans) and notes when it holds the bus: from `t` through its command
+    /// overhead (to `connect`, or to `free_bus` where it disconnects), while
+    /// it sends, and for its completion; returns when the last block has
+    /// crossed.
+    #[allow(clippy::too_many_arguments)]
     fn send(
         &mut self,
+        t: f64,
         n: u64,
         connect: Option<f64>,
         free_bus: f64,
@@ -576,10 +599,24 @@ impl Hdd {
         costs: &BusCosts,
         completion: f64,
     ) -> f64 {
-        let sent = bus::send(&self.spans, n, connect, free_bus, watermark, costs);
-        self.bus_free_ns =
-            if sent.released_ns >= sent.end_ns { sent.end_ns + completion } else { sent.released_ns };
-        sent.end_ns
+        self.bus_busy.push((t, connect.unwrap_or(free_bus)));
+        let end = bus::send(&self.spans, n, connect, free_bus, watermark, costs, &mut self.bus_busy);
+        self.bus_busy.push((end, end + completion));
+        end
+    }
+
+    /// Whether a command waits in the drive's queue at `at` (the end of a
+    /// read's media work: then no read-ahead follows it, DiskSim's "no
+    /// read-ahead while commands wait"). One held behind the bus the read in
+    /// service holds is not there yet.
+    fn queued_at(&self, at: f64) -> bool {
+        self.queue.held.iter().any(|h| self.reaches_drive(h.arrival) <= at)
+    }
+
+    /// When a command the host issues at `at` reaches the drive: at once,
+    /// or when the command in service lets go of the bus.
+    fn reaches_drive(&self, at: f64) -> f64 {
+        self.bus_busy.iter().fold(at, |a, &(from, to)| if from <= a && a < to { to } else { a })
     }
 
     /// `Read any free blocks`: the sectors of `lba`'s track that passed
@@ -645,7 +682,9 @@ impl Hdd {
         let chain = self.write_until_ns > t;
         let appends =
             chain && self.p.cache.combine_seq_writes && self.write_until_end == lba && !self.appended;
-        let held_until = if appends { hda_free } else { self.write_until_ns.max(hda_free) }.max(ra_held);
+        let held_until = if appends { hda_free } else { self.write_until_ns.max(hda_free) }
+            .max(ra_held)
+            .max(self.bus_idle_ns);
         let (bus_start, mech_at) = if held_until > t {
             let free = held_until.max(t + oh + disconnect);
             (free + reconnect + prep, held_until.max(t + oh))
@@ -653,13 +692,15 @@ impl Hdd {
             (t + oh + prep, t + oh)
         };
         let bus_end = bus_start + n as f64 * xfer;
-        // connected from the start, the drive keeps the bus for the data (and
-        // a write-back write's completion); else it let go at its disconnect
-        self.bus_free_ns = match (held_until > t, fast) {
-            (true, _) => t + oh + disconnect,
-            (false, true) => bus_end + completion,
-            (false, false) => bus_end + disconnect,
-        };
+        // the drive holds the bus for the command and its data (and a
+        // write-back write's completion); a write-through write disconnects
+        // after its data and reconnects to complete
+        if held_until > t {
+            self.bus_busy.push((t, t + oh + disconnect));
+            self.bus_busy.push((bus_start - reconnect - prep, bus_end));
+        } else {
+            self.bus_busy.push((t, bus_end));
+        }
         let min_buffered = self.write_min_buffered(n);
         let mech_start = (mech_at + stop_wait).max(self.arm_free_ns);
         let a =
@@ -668,12 +709,15 @@ impl Hdd {
             });
         self.arm_free_ns = a.end_ns;
         if fast {
+            self.bus_busy.push((bus_end, bus_end + completion));
             self.write_until_ns = a.end_ns;
             self.write_until_end = lba + n;
             self.appended = appends;
             (bus_end + completion, a.seek_cyl as u64)
         } else {
             // the drive disconnected after the data; it reconnects to report
+            self.bus_busy.push((bus_end, bus_end + disconnect));
+            self.bus_busy.push((a.end_ns, a.end_ns + reconnect + completion));
             (a.end_ns + reconnect + completion, a.seek_cyl as u64)
         }
     }
@@ -697,16 +741,14 @@ impl Hdd {
     /// Serves `req` (tag `id`), arriving at drive time `t`, the drive free
     /// from `hda_free`; records the completion.
     fn start(&mut self, id: u32, req: &DiskRequest, t: f64, hda_free: f64, now: TimeNs) -> super::Started {
-        // commands wait in the drive's queue (so no read-ahead follows this
-        // one): those held behind a hit the drive sends at once reach the
-        // drive only when it lets go of the bus, after its media work
-        let queued = !self.queue.held.is_empty()
-            && (self.queue.held.iter().any(|h| h.arrival < t) || !self.sends_at_once(req));
-        let (done, seek, hit) = self.serve(req, t, queued, hda_free);
+        let (done, seek, hit) = self.serve(req, t, hda_free);
         // the commands issued with it or after it, still behind the bus,
         // reach the drive once it lets go of the bus
-        for h in self.queue.held.iter_mut().filter(|h| h.arrival >= t) {
-            h.arrival = h.arrival.max(self.bus_free_ns);
+        for i in 0..self.queue.held.len() {
+            let a = self.queue.held[i].arrival;
+            if a >= t {
+                self.queue.held[i].arrival = self.reaches_drive(a);
+            }
         }
         let done = done.max(t);
         let done_ns = (done.ceil() as TimeNs).max(now);
@@ -839,7 +881,7 @@ impl super::Device for Hdd {
             let lay = &self.p.layout;
             let loc = lay.locate(req.lba_sector.min(lay.capacity_sectors - 1));
             // it reaches the drive once the command in service lets go of the bus
-            let arrival = (now as f64).max(self.bus_free_ns);
+            let arrival = self.reaches_drive(now as f64);
             self.queue.held.push(queue::Held { id, req: *req, arrival, loc });
             return None;
         }
@@ -856,14 +898,23 @@ impl super::Device for Hdd {
         // ended, the arm is free then; one that came later found the
         // read-ahead running, which stops (by its rules) once the last
         // command has completed. A write-back write holds the arm until its
-        // media write is done.
+        // media write is done. A read keeps the arm until it has completed
+        // without preseeking (DiskSim releases its HDA then: on a slow bus the
+        // next read's seek waits for the last one's data to cross), until its
+        // completion is sent with level 1, and only to its media's end with 2.
+        let read_holds = match (self.last_was_write, self.p.overheads.preseeking) {
+            (true, _) | (false, 2..) => 0.0,
+            (false, 1) => self.t_done - self.oh(self.p.overheads.read_completion),
+            (false, 0) => self.t_done,
+        };
+        self.arm_free_ns = self.arm_free_ns.max(read_holds);
         let mut d = self.arm_free_ns.max(self.write_until_ns);
         if self.ra.active {
             let first_held = self.queue.held.iter().map(|h| h.arrival).fold(f64::INFINITY, f64::min);
             if first_held <= self.ra.from_ns {
                 self.ra.active = false;
                 self.cache.set_state(self.ra.seg, SegState::Clean);
-                d = self.ra.from_ns.max(self.write_until_ns);
+                d = self.ra.from_ns.max(self.write_until_ns).max(read_holds);
             } else {
                 let at = self.t_done;
                 let doing = self.ra.advance(
