@@ -69,6 +69,24 @@ def test_resolve_fills_in_defaults_without_running() -> None:
     assert cfg["host"]["memory"] == 1 << 30
 
 
+def test_resolve_gives_the_values_computed_from_other_keys_and_reads_back_the_same() -> None:
+    # md's readahead, SARA's strip and factor, FA's trigger: the values the run uses where they apply
+    raid5 = ["array.layout=raid5", "array.disks=5", "array.strip=64KiB"]
+    sara = prefetchlab.resolve({}, [*raid5, "readahead.policy=sara-extended"])
+    assert (sara["sara"]["strip_kb"], sara["sara"]["factor"], sara["readahead"]["max"]) == (64, 8, 64 << 10)
+    fa = prefetchlab.resolve({"array_cache": {"size": "1MiB", "prefetch": "fa", "p": 64}}, raid5)
+    assert fa["array_cache"]["g"] == 31 and fa["readahead"]["max"] == 2 * 4 * (64 << 10)
+    web = prefetchlab.resolve({"workload": {"kind": "webserver"}})
+    assert web["workload"]["log_append"] == 16 << 10
+    # left out where they do not apply, unless given
+    assert "factor" not in fa["sara"] and "strip_kb" not in fa["sara"] and "g" not in sara["array_cache"]
+    assert "log_append" not in sara["workload"], "only a webserver has a log"
+    given = prefetchlab.resolve({"sara": {"factor": 3, "strip_kb": 32}, "array_cache": {"g": 5}}, raid5)
+    assert (given["sara"]["factor"], given["sara"]["strip_kb"], given["array_cache"]["g"]) == (3, 32, 5)
+    for c in (sara, fa, web, given):
+        assert prefetchlab.resolve(c) == c, "resolving a resolved configuration changes nothing"
+
+
 def test_report_to_dict_is_the_report_json() -> None:
     r = prefetchlab.simulate(SMALL_TOML)
     d = r.to_dict()

@@ -68,6 +68,24 @@ readahead.max = "512KiB"
         assert not (r.point["readahead.max"] == "512KiB" and r.point["workload.streams"] in (2, 4))
 
 
+def test_a_selector_on_a_key_another_is_computed_from_takes_any_of_its_values(tmp_path: Path) -> None:
+    # the first run holds g = 127 (p/2 - 1 of p = 256); p = 8 is taken as it resolves on its
+    # own run (g = 3), not refused as a trigger outside a set of 8 blocks
+    extra = """
+[array_cache]
+size = "64MiB"
+prefetch = "fa"
+p = [256, 8]
+[[sweep.exclude]]
+"array_cache.p" = 8
+"workload.streams" = [2, 4, 8]
+"""
+    exp = load_experiment(write(tmp_path, "e.toml", demo_like(extra=extra)))
+    assert len(exp.runs) == 32 + 8
+    assert {(r.flat["array_cache.p"], r.flat["array_cache.g"]) for r in exp.runs} == {(256, 127), (8, 3)}
+    assert len(exp.select({"array_cache.p": 8})) == 8
+
+
 def test_only_tables_in_groups_must_each_be_matched(tmp_path: Path) -> None:
     # two pairings that cross: disks with strips, readahead sizes with stream counts
     extra = """

@@ -305,16 +305,13 @@ def _describe_config(config: dict[str, Any]) -> str:
         on = "linux 2.6.18" if base == "linux" else "seqp"
         readahead = f"readahead saseqp on {on}, max {fmt_bytes(ra['max'])}"
     elif ra["policy"] in ("sara-basic", "sara-extended"):
-        s = config.get("sara", {})
-        strip = s["strip_kb"] << 10 if s.get("strip_kb") else a["strip"]
+        # the resolved configuration holds SARA's strip and factor, given or computed
+        s = config["sara"]
+        strip = s["strip_kb"] << 10
         readahead = f"readahead {ra['policy']} max {fmt_bytes(ra['max'])}, strip {fmt_bytes(strip)}"
         if ra["policy"] == "sara-extended":
-            data_disks = {"raid0": a["disks"], "raid5": a["disks"] - 1, "raid6": a["disks"] - 2}.get(
-                a["layout"], a["disks"] // 2
-            )
-            factor = s.get("factor") or 2 * max(1, data_disks)
             readahead += (
-                f", large max {fmt_bytes(strip * factor)} while pending I/Os per disk "
+                f", large max {fmt_bytes(strip * s['factor'])} while pending I/Os per disk "
                 f"<= {s.get('threshold', 32):g}"
             )
     else:

@@ -246,6 +246,16 @@ def _set(tree: dict[str, Any], key: str, value: Any) -> None:
     node[parts[-1]] = value
 
 
+def _drop(tree: dict[str, Any], key: str) -> None:
+    """``tree`` without the dotted ``key`` (nothing when it has none)."""
+    *parents, last = key.split(".")
+    node: Any = tree
+    for p in parents:
+        node = node.get(p) if isinstance(node, dict) else None
+    if isinstance(node, dict):
+        node.pop(last, None)
+
+
 #: Keys naming files, read relative to the experiment file's folder when relative (so an
 #: experiment runs the same from any working directory). ``disk.model`` names a file only
 #: when it is a path (has a ``/``); otherwise it is a preset's name.
@@ -276,6 +286,11 @@ def _canonical(config_json: str, key: str, value: Scalar, path: Path, at: str | 
         tree = json.loads(config_json)
         if key not in flatten(tree) and not key.startswith("disk.overrides."):
             raise ExperimentError(f"{at or path}: `{key}` is not a configuration key")
+        # the resolved run holds the defaults computed from its other keys (FA's g from its p):
+        # dropped, they are computed again for the new value instead of refusing it
+        for computed in _engine.computed_keys():
+            if computed != key:
+                _drop(tree, computed)
         _set(tree, key, value)
         _with_paths_resolved(tree, path)
         try:

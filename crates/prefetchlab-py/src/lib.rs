@@ -315,6 +315,14 @@ fn trace_formats() -> Vec<&'static str> {
     prefetchlab::trace::Format::ALL.iter().map(|f| f.name()).collect()
 }
 
+/// The configuration keys whose default is computed from other keys
+/// (`readahead.max`, `sara.factor`, …): a resolved configuration holds the
+/// value computed, to be dropped before another key of it is changed.
+#[pyfunction]
+fn computed_keys() -> Vec<&'static str> {
+    prefetchlab::config::COMPUTED_KEYS.to_vec()
+}
+
 /// What a built-in drive preset is: `{"name", "kind", "description",
 /// "departures"}` (kind `disksim` or `datasheet`), or None.
 #[pyfunction]
@@ -507,6 +515,7 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(trace_stats, m)?)?;
     m.add_function(wrap_pyfunction!(trace_convert, m)?)?;
     m.add_function(wrap_pyfunction!(trace_formats, m)?)?;
+    m.add_function(wrap_pyfunction!(computed_keys, m)?)?;
     m.add_function(wrap_pyfunction!(parse_size, m)?)?;
     m.add_function(wrap_pyfunction!(ipods_plan, m)?)?;
     m.add_function(wrap_pyfunction!(ipods_timeline, m)?)?;

@@ -636,6 +636,26 @@ pub struct SaseqpConfig {
     pub base: SaseqpBase,
 }
 
+/// The largest `sara.factor`: twice the most disks, as its default (two
+/// stripes, `2 × data disks`) on the largest array.
+pub const MAX_SARA_FACTOR: u32 = 2 * MAX_DISKS;
+
+/// The largest `sara.strip_kb` given (1 GiB in KiB), unless the array's strip,
+/// its default, is larger.
+pub const MAX_SARA_STRIP_KB: u64 = 1 << 20;
+
+/// The keys whose default is computed from other keys when they are not
+/// given. The resolved configuration ([`Config::from_toml`] and the other
+/// readers) holds the value computed wherever the key applies — always
+/// `readahead.max`; `sara.factor` and `sara.strip_kb` under a SARA policy;
+/// `array_cache.g` under FA; `workload.log_append` for a webserver — and
+/// leaves the key out elsewhere unless it was given. A tool that changes
+/// another key of a resolved configuration and reads it again drops these
+/// first, to have them computed again from the new value (a pinned
+/// `array_cache.g` of `p = 64` would refuse `p = 8`).
+pub const COMPUTED_KEYS: &[&str] =
+    &["readahead.max", "sara.factor", "sara.strip_kb", "array_cache.g", "workload.log_append"];
+
 /// `[sara]`: SARA (`readahead.policy = "sara-basic" | "sara-extended"`,
 /// algorithms.md §4, decisions.md #4), named after \[IEICE13\]'s sysfs knobs.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -645,11 +665,13 @@ pub struct SaraConfig {
     /// above which extended SARA uses the small max (`readahead.max`).
     pub threshold: f64,
     /// `striping_aware_read_ahead_factor`: the large max is
-    /// `strip_kb × factor`; not given: 2 × the data disks (two stripes).
+    /// `strip_kb × factor`; not given: 2 × the data disks (two stripes), the
+    /// value a SARA run's resolved configuration then holds ([`COMPUTED_KEYS`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub factor: Option<u32>,
     /// `striping_aware_read_ahead_strip_kb`: the strip SARA aligns to, KiB;
-    /// not given: the array's strip.
+    /// not given: the array's strip, which a SARA run's resolved
+    /// configuration then holds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub strip_kb: Option<u64>,
     /// Extended SARA on an aligned window longer than one strip: extend it
@@ -888,7 +910,8 @@ pub struct ArrayCacheConfig {
     pub p: u32,
     /// FA_p/g: the trigger's distance from the set's last block (0: the
     /// last block itself); unset means `p/2 − 1`, as [FAST07] chose
-    /// (FA_8/3, FA_64/31, FA_256/127).
+    /// (FA_8/3, FA_64/31, FA_256/127), the value an FA run's resolved
+    /// configuration then holds.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub g: Option<u32>,
     /// AS_Linear, AS_Exp and AMP: the largest degree, blocks (decisions.md 6).
@@ -1235,9 +1258,22 @@ impl Config {
             Err(e) => return Err(type_error(&tree, e)),
         };
         cfg.check()?;
-        // resolved: the readahead max md (or SARA) gives the array when none is set
+        // resolved: a key whose default is computed from other keys (COMPUTED_KEYS) holds the
+        // value the run uses wherever it applies, so that a result's configuration says what
+        // ran — the readahead max md (or SARA) gives the array when none is set; SARA's strip
+        // and factor under SARA; FA's trigger distance under FA. Where the key does not apply
+        // it is left out unless given (a value filled in there would only follow the keys it
+        // is computed from: noise in every sweep over them)
         cfg.readahead.max.get_or_insert(Size(cfg.readahead_max_bytes()));
-        // and a webserver's log append, FileBench's unless given
+        if cfg.readahead.policy.is_sara() {
+            cfg.sara.strip_kb.get_or_insert(cfg.sara_strip_bytes() >> 10);
+            cfg.sara.factor.get_or_insert(cfg.sara_factor());
+        }
+        if cfg.array_cache.prefetch == BlockPrefetchPolicy::Fa {
+            cfg.array_cache.g.get_or_insert(cfg.array_cache.trigger_g());
+        }
+        // and a webserver's log append, FileBench's unless given (another workload has no
+        // log and refuses the key)
         if cfg.workload.kind == WorkloadKind::Webserver {
             cfg.workload.log_append = Some(Size(cfg.workload.log_append_bytes()));
         }
@@ -1861,17 +1897,23 @@ impl Config {
                 format!("pending I/Os per member disk, a number >= 0, got {}", s.threshold),
             ));
         }
-        if s.factor == Some(0) || s.factor.is_some_and(|f| f > 1024) {
+        if s.factor == Some(0) || s.factor.is_some_and(|f| f > MAX_SARA_FACTOR) {
             return Err(Error::config(
                 "sara.factor",
-                format!("the large max is strip_kb × factor: 1 to 1024, got {}", s.factor.unwrap_or(0)),
+                format!(
+                    "the large max is strip_kb × factor: 1 to {MAX_SARA_FACTOR}, got {}",
+                    s.factor.unwrap_or(0)
+                ),
             ));
         }
         if let Some(k) = s.strip_kb {
-            if k == 0 || k % 4 != 0 || k > (1 << 20) {
+            // the array's strip is its default, so a resolved configuration that holds a
+            // larger one than the bound is read back as it was written
+            let most = MAX_SARA_STRIP_KB.max(self.array.strip.0 >> 10);
+            if k == 0 || k % 4 != 0 || k > most {
                 return Err(Error::config(
                     "sara.strip_kb",
-                    format!("a strip of whole 4 KiB pages, 4 to 1048576 KiB, got {k}"),
+                    format!("a strip of whole 4 KiB pages, 4 to {most} KiB, got {k}"),
                 ));
             }
         }
@@ -2680,6 +2722,78 @@ mod tests {
         d.array.layout = Layout::Raid0;
         d.array.disks = 5;
         assert_eq!(d.readahead_max_bytes(), 1280 << 10);
+    }
+
+    /// The resolved configuration of `sets`, as JSON, after checking that
+    /// reading it again gives the same configuration and the same JSON.
+    fn resolved(sets: &[&str]) -> serde_json::Value {
+        let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+        let c = Config::from_toml("", &sets).unwrap();
+        let again = Config::from_json(&c.to_json(), &[]).unwrap();
+        assert_eq!(again, c, "{sets:?}: resolving is idempotent");
+        assert_eq!(again.to_json(), c.to_json(), "{sets:?}");
+        serde_json::from_str(&c.to_json()).unwrap()
+    }
+
+    #[test]
+    fn the_resolved_configuration_holds_every_computed_default_where_it_applies() {
+        let raid5 = ["array.layout='raid5'", "array.disks=5", "array.strip='64KiB'"];
+        let sara = [&raid5[..], &["readahead.policy='sara-extended'"]].concat();
+        let j = resolved(&sara);
+        // what a SARA run with these keys unset uses: its strip is the array's, its factor two
+        // stripes of data (4 data disks), its max the strip
+        assert_eq!((j["sara"]["strip_kb"].as_u64(), j["sara"]["factor"].as_u64()), (Some(64), Some(8)));
+        assert_eq!(j["readahead"]["max"], 64 << 10);
+        let fa = resolved(&[&raid5[..], &["array_cache.size='1MiB'", "array_cache.prefetch='fa'"]].concat());
+        assert_eq!(fa["array_cache"]["g"], 3, "FA's trigger, p/2 - 1");
+        let fa64 = resolved(&["array_cache.size='1MiB'", "array_cache.prefetch='fa'", "array_cache.p=64"]);
+        assert_eq!(fa64["array_cache"]["g"], 31);
+        let web = resolved(&["workload.kind='webserver'"]);
+        assert_eq!(web["workload"]["log_append"], 16384);
+        // where a key does not apply it is left out, unless given
+        let linux = resolved(&raid5);
+        assert_eq!(linux["readahead"]["max"], 2 * 4 * (64 << 10), "md's, always");
+        assert!(linux["sara"].get("factor").is_none() && linux["sara"].get("strip_kb").is_none(), "{linux}");
+        assert!(linux["array_cache"].get("g").is_none() && linux["workload"].get("log_append").is_none());
+        assert!(fa["sara"].get("factor").is_none() && j["array_cache"].get("g").is_none());
+        let given =
+            resolved(&[&raid5[..], &["sara.factor=3", "sara.strip_kb=32", "array_cache.g=2"]].concat());
+        assert_eq!(
+            (given["sara"]["factor"].as_u64(), given["sara"]["strip_kb"].as_u64()),
+            (Some(3), Some(32))
+        );
+        assert_eq!(given["array_cache"]["g"], 2);
+        // every key listed is in a resolved configuration it applies to
+        let all = resolved(&[
+            "workload.kind='webserver'",
+            "readahead.policy='sara-basic'",
+            "array.layout='raid0'",
+            "array_cache.size='1MiB'",
+            "array_cache.prefetch='fa'",
+        ]);
+        for key in COMPUTED_KEYS {
+            let (section, name) = key.split_once('.').unwrap();
+            assert!(all[section].get(name).is_some(), "{key} missing from {all}");
+        }
+        // what the defaults give on the largest arrays and strips reads back too (the bounds
+        // of the given values make room for them)
+        let wide =
+            resolved(&["array.layout='raid0'", "array.disks=1024", "readahead.policy='sara-extended'"]);
+        assert_eq!(wide["sara"]["factor"], 2048);
+        let big = resolved(&[
+            "array.layout='raid0'",
+            "array.disks=2",
+            "array.strip='4GiB'",
+            "readahead.policy='sara-basic'",
+        ]);
+        assert_eq!(big["sara"]["strip_kb"], 4 << 20);
+        refused("", &["sara.strip_kb=2097152"], "sara.strip_kb");
+        refused("", &["sara.factor=2049"], "sara.factor");
+        // and the run reads them as it did unset
+        let c = Config::from_toml("", &sara.iter().map(|s| s.to_string()).collect::<Vec<_>>()).unwrap();
+        let mut unset = c.clone();
+        (unset.sara.factor, unset.sara.strip_kb) = (None, None);
+        assert_eq!((c.sara_factor(), c.sara_strip_bytes()), (unset.sara_factor(), unset.sara_strip_bytes()));
     }
 
     #[test]
