@@ -8,6 +8,10 @@ import json
 import os
 from pathlib import Path
 
+import pytest
+
+import prefetchlab
+
 from .helpers import assert_one_line_error, run_cli
 
 
@@ -132,6 +136,24 @@ def test_skip_bad_counts_what_it_skips(tmp_path: Path) -> None:
     assert_one_line_error(proc, "two-bad.spc:4:", "after 1 bad records skipped")
     proc = run_cli("trace", "stats", bad, "--skip-bad", "-3")
     assert proc.returncode == 2 and "expected a whole number" in proc.stderr
+
+
+def test_skip_bad_lets_the_format_be_told_past_a_bad_first_line(tmp_path: Path) -> None:
+    trace = tmp_path / "first-bad.trace"
+    trace.write_text("%%% a line of no format %%%\n0,0,4096,r,0\n0,8,4096,w,1\n0,16,512,r,2\n")
+    # without --skip-bad, detection's error as before: the file and the line
+    assert_one_line_error(run_cli("trace", "stats", trace), "first-bad.trace:1:", "give the format")
+    s = _stats(trace, "--skip-bad", "1")
+    assert (s["format"], s["records"], s["reads"]) == ("spc", 3, 2)
+    assert (s["skipped_records"], s["first_skipped_line"]) == (1, 1)
+    proc = run_cli("trace", "stats", trace, "--skip-bad", "3")
+    assert proc.returncode == 0, proc.stderr
+    assert "of at most 3; the first at line 1" in proc.stdout
+    # a run reads it as trace stats does
+    cfg = {"workload": {"kind": "trace", "path": str(trace), "skip_bad": 1}}
+    assert prefetchlab.simulate(cfg).metrics["app_requests"] == 3
+    with pytest.raises(prefetchlab.PrefetchlabError, match="first-bad.trace:1:"):
+        prefetchlab.simulate({"workload": {"kind": "trace", "path": str(trace)}})
 
 
 def test_convert_writes_one_lcs_csv_line_per_block(tmp_path: Path) -> None:

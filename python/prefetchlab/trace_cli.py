@@ -157,7 +157,9 @@ def cmd_stats(args: argparse.Namespace) -> int:
         ["sequential (any of last 8)", f"{s['interleaved_sequential_fraction']:.4f}", "of requests"],
     ]
     if args.skip_bad:
-        rows.append(["bad records skipped", f"{s['skipped_records']:,}", f"of at most {args.skip_bad:,}"])
+        first = s["first_skipped_line"]
+        at = f"; the first at line {first:,}" if first else ""
+        rows.append(["bad records skipped", f"{s['skipped_records']:,}", f"of at most {args.skip_bad:,}{at}"])
     back = s["out_of_order_records"]
     rows.append(["out of time order", f"{back:,}", "records before the previous record's time"])
     if back:
@@ -232,7 +234,8 @@ def _reading_options(p: argparse.ArgumentParser) -> None:
         type=_count,
         default=0,
         metavar="N",
-        help="skip (and count) malformed records of a text format, at most N (default 0: stop at the first)",
+        help="skip (and count) malformed records of a text format, at most N, the bad lines --format auto "
+        "passes over among the first lines included (default 0: stop at the first)",
     )
     p.add_argument(
         "--block",

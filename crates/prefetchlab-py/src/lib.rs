@@ -212,6 +212,7 @@ fn trace_stats<'py>(
     }
     d.set_item("sizes", sizes)?;
     d.set_item("skipped_records", s.skipped_records)?;
+    d.set_item("first_skipped_line", s.first_skipped_line)?;
     d.set_item("out_of_order_records", s.out_of_order_records)?;
     d.set_item("max_step_back_s", s.max_step_back_s)?;
     d.set_item("first_out_of_order_line", s.first_out_of_order_line)?;

@@ -141,6 +141,10 @@ pub trait RecordSource {
     fn skipped(&self) -> u64 {
         0
     }
+    /// The file line of the first bad record skipped (0: none skipped).
+    fn first_skipped_line(&self) -> usize {
+        0
+    }
     /// The file line of the last record handed out (1-based); 0 for a
     /// binary format, or before the first record.
     fn line(&self) -> usize {
@@ -210,6 +214,9 @@ impl RecordSource for TraceFile {
     fn skipped(&self) -> u64 {
         self.source.skipped()
     }
+    fn first_skipped_line(&self) -> usize {
+        self.source.first_skipped_line()
+    }
     fn line(&self) -> usize {
         self.source.line()
     }
@@ -272,6 +279,8 @@ struct LineSource {
     /// Bad records that may still be skipped (`ReadOptions::skip_bad`).
     skip_left: u64,
     skipped: u64,
+    /// The line of the first one skipped (0: none yet).
+    first_skipped_line: usize,
 }
 
 impl RecordSource for LineSource {
@@ -291,6 +300,9 @@ impl RecordSource for LineSource {
                 Err(_) if self.skip_left > 0 => {
                     self.skip_left -= 1;
                     self.skipped += 1;
+                    if self.first_skipped_line == 0 {
+                        self.first_skipped_line = self.lines.line_no();
+                    }
                 }
                 Err(msg) if self.skipped > 0 => {
                     return Err(self.lines.error(format!(
@@ -308,6 +320,9 @@ impl RecordSource for LineSource {
     }
     fn skipped(&self) -> u64 {
         self.skipped
+    }
+    fn first_skipped_line(&self) -> usize {
+        self.first_skipped_line
     }
     fn line(&self) -> usize {
         self.lines.line_no()
@@ -367,7 +382,8 @@ pub fn open_file(path: &Path, format: Option<Format>, opts: &ReadOptions) -> Res
     crate::units::check_block(opts.block_bytes).map_err(|m| Error::config("array_cache.block", m))?;
     let format = match format {
         Some(f) => f,
-        None => detect(path)?,
+        // the bad lines detection passed over are the reader's first ones to skip
+        None => detect_with(path, opts.skip_bad)?,
     };
     if opts.stream_by_process && format != Format::Blkparse {
         return Err(Error::config(
@@ -388,11 +404,16 @@ pub fn open_file(path: &Path, format: Option<Format>, opts: &ReadOptions) -> Res
             format,
             skip_left: opts.skip_bad,
             skipped: 0,
+            first_skipped_line: 0,
         }),
         Reader::Binary(source) => source(bytes, path.display().to_string()),
     };
     Ok(TraceFile { source, progress, path: path.display().to_string(), records: 0 })
 }
+
+/// The lines detection samples: the first non-empty ones, this many, and
+/// one more for each bad line it may pass over (at most as many again).
+const DETECT_LINES: usize = 16;
 
 /// The format of `path`. A binary one first: oracle when the file's name
 /// contains `oracleGeneral` (the format has no magic bytes), vscsi by its
@@ -401,6 +422,19 @@ pub fn open_file(path: &Path, format: Option<Format>, opts: &ReadOptions) -> Res
 /// header, or blkparse's events other than the requests, are not records).
 /// One must, and only one.
 pub fn detect(path: &Path) -> Result<Format> {
+    detect_with(path, 0)
+}
+
+/// [`detect`] for a read that may skip `skip_bad` malformed records
+/// ([`ReadOptions::skip_bad`]): a format's reader may refuse up to that
+/// many of the sampled lines (the sample grows by as many lines, up to 16
+/// more, so that a bad line does not push a good one out), and the format
+/// that refuses the fewest is taken — a clean file is told as with none
+/// skipped, and still only one may fit. The lines passed over are the
+/// first the read then skips, counted with the others
+/// ([`RecordSource::skipped`], [`RecordSource::first_skipped_line`]). With
+/// `skip_bad = 0`, [`detect`]: the first bad line stops a format.
+pub fn detect_with(path: &Path, skip_bad: u64) -> Result<Format> {
     if path.file_name().is_some_and(|n| n.to_string_lossy().contains(oracle::NAME_MARK)) {
         return Ok(Format::Oracle);
     }
@@ -413,9 +447,10 @@ pub fn detect(path: &Path) -> Result<Format> {
     }
     let mut lines = Lines::open(path)?;
     // the first non-empty lines, with their line numbers
+    let sample = DETECT_LINES + skip_bad.min(DETECT_LINES as u64) as usize;
     let mut first: Vec<(usize, String)> = Vec::new();
     let mut line_no = 0;
-    while first.len() < 16 {
+    while first.len() < sample {
         line_no += 1;
         match lines.next_line()? {
             Some(l) if l.trim().is_empty() => continue,
@@ -427,31 +462,41 @@ pub fn detect(path: &Path) -> Result<Format> {
     if first.is_empty() {
         return Err(Error::input(file, 0, "empty trace: no record to tell its format by"));
     }
-    // a format fits when its reader takes every line and finds a record; one
-    // that does not stops at a line, with what it expected there
-    let reads = |mut f: Box<dyn LineFormat>| -> std::result::Result<(), (usize, usize, String)> {
-        let mut records = 0;
+    // a format fits when its reader takes every line but at most `skip_bad` and finds a
+    // record (it gives the count of lines it refused); one that does not stops at a line,
+    // with what it expected there
+    let reads = |mut f: Box<dyn LineFormat>| -> std::result::Result<u64, (usize, usize, String)> {
+        let (mut records, mut bad) = (0, 0u64);
         for (i, (n, l)) in first.iter().enumerate() {
             match f.parse(l) {
                 Ok(Some(_)) => records += 1,
                 Ok(None) => {}
+                Err(_) if bad < skip_bad => bad += 1,
+                Err(msg) if bad > 0 => {
+                    return Err((
+                        i,
+                        *n,
+                        format!("{msg} (after {bad} bad lines passed over, as many as allowed)"),
+                    ))
+                }
                 Err(msg) => return Err((i, *n, msg)),
             }
         }
         if records > 0 {
-            Ok(())
+            Ok(bad)
         } else {
             Err((0, first[0].0, "no record among the first lines".into()))
         }
     };
     let opts = ReadOptions::default();
-    let mut fits: Vec<Format> = Vec::new();
+    // the formats that fit, with the lines each refused
+    let mut fits: Vec<(Format, u64)> = Vec::new();
     // the format whose reader got furthest before it stopped
     let mut nearest: Option<(usize, Format, usize, String)> = None;
     for f in Format::ALL {
         if let Reader::Text(parser) = reader(f, &opts) {
             match reads(parser) {
-                Ok(()) => fits.push(f),
+                Ok(bad) => fits.push((f, bad)),
                 Err((i, n, msg)) if nearest.as_ref().is_none_or(|b| i > b.0) => {
                     nearest = Some((i, f, n, msg))
                 }
@@ -459,9 +504,12 @@ pub fn detect(path: &Path) -> Result<Format> {
             }
         }
     }
+    // those that refuse the fewest lines: every fit when none may be refused
+    let fewest = fits.iter().map(|&(_, bad)| bad).min();
+    fits.retain(|&(_, bad)| Some(bad) == fewest);
     let names = Format::ALL.iter().map(|f| f.name()).collect::<Vec<_>>().join(", ");
     match fits.as_slice() {
-        [one] => Ok(*one),
+        [(one, _)] => Ok(*one),
         [] => Err(match nearest {
             Some((i, f, n, msg)) if i > 0 => Error::input(
                 file,
@@ -479,7 +527,7 @@ pub fn detect(path: &Path) -> Result<Format> {
             ),
         }),
         many => {
-            let names: Vec<&str> = many.iter().map(|f| f.name()).collect();
+            let names: Vec<&str> = many.iter().map(|(f, _)| f.name()).collect();
             Err(Error::input(
                 file,
                 1,
@@ -673,6 +721,43 @@ mod tests {
         let e = detect(&both).unwrap_err().to_string();
         assert!(e.contains("disksim, mqsim") && e.contains("give the format"), "{e}");
         assert_eq!(all(&both, Some(Format::Mqsim)).unwrap()[0].time_ns, 0);
+    }
+
+    #[test]
+    fn detection_passes_over_as_many_bad_lines_as_the_read_may_skip() {
+        let spc = b"0,0,4096,r,0\n0,8,4096,w,1\n0,16,512,r,2\n";
+        let garbage_first = write_tmp("g1.spc", &[b"%%% not a record %%%\n" as &[u8], spc].concat());
+        // none may be skipped: the error of before, naming the file and the first line
+        let e = detect(&garbage_first).unwrap_err().to_string();
+        assert!(e.starts_with(&format!("{}:1: no trace format reads", garbage_first.display())), "{e}");
+        assert_eq!(detect_with(&garbage_first, 1).unwrap(), Format::Spc);
+        assert_eq!(detect_with(&garbage_first, 5).unwrap(), Format::Spc);
+        // and the read skips it, counted with its line, within the same allowance
+        let opts = ReadOptions { skip_bad: 1, ..ReadOptions::default() };
+        let mut src = open_with(&garbage_first, None, &opts).unwrap();
+        let mut recs = Vec::new();
+        while src.next_batch(&mut recs, 2).unwrap() > 0 {}
+        assert_eq!((recs.len(), src.skipped(), src.first_skipped_line()), (3, 1, 1));
+        // two bad lines and one allowed: the error says the allowance is used up
+        let two = write_tmp("g2.spc", &[b"%%%\n%%%\n" as &[u8], spc].concat());
+        let e = detect_with(&two, 1).unwrap_err().to_string();
+        assert!(
+            e.contains("g2.spc:2:") && e.contains("after 1 bad lines passed over, as many as allowed"),
+            "{e}"
+        );
+        // a bad line among the sampled ones, not only the first
+        let middle = write_tmp("g3.spc", b"0,0,4096,r,0\n0,8,4096,w,1\n0,x,512,r,2\n0,24,512,r,3\n");
+        assert!(detect(&middle).is_err());
+        assert_eq!(detect_with(&middle, 1).unwrap(), Format::Spc);
+        // the sample grows past the bad lines: 16 of them before a record still leave records
+        let many = write_tmp("g16.spc", &[b"%%%\n".repeat(16).as_slice(), spc].concat());
+        assert_eq!(detect_with(&many, 16).unwrap(), Format::Spc);
+        // a clean file is told as with no skipping: the format refusing no line wins, and
+        // two that refuse none are still a question for the user
+        assert_eq!(detect_with(&write_tmp("clean.spc", spc), 3).unwrap(), Format::Spc);
+        let both = write_tmp("b2.trace", b"11413000 0 657728 16 1\n11414000 0 657744 16 1\n");
+        let e = detect_with(&both, 3).unwrap_err().to_string();
+        assert!(e.contains("disksim, mqsim") && e.contains("give the format"), "{e}");
     }
 
     #[test]

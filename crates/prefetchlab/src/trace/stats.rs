@@ -33,8 +33,11 @@ pub struct TraceStats {
     pub interleaved_sequential_fraction: f64,
     /// (largest size in the bucket, bytes; requests): sizes by powers of two.
     pub sizes: Vec<(u64, u64)>,
-    /// Malformed records skipped (`ReadOptions::skip_bad`).
+    /// Malformed records skipped (`ReadOptions::skip_bad`), among them the
+    /// bad lines format detection passed over.
     pub skipped_records: u64,
+    /// The file line of the first of them (0: none).
+    pub first_skipped_line: usize,
     /// Records whose time is before the previous record's (real traces have
     /// some: a replay issues them in file order, with the record before).
     pub out_of_order_records: u64,
@@ -131,6 +134,7 @@ pub fn stats(
             .map(|(k, &n)| (if k == 64 { u64::MAX } else { 1u64 << k }, n))
             .collect(),
         skipped_records: src.skipped(),
+        first_skipped_line: src.first_skipped_line(),
         out_of_order_records: back,
         max_step_back_s: back_max_ns as f64 / 1e9,
         first_out_of_order_line,
@@ -186,9 +190,21 @@ mod tests {
         let p = write_tmp("bad.spc", b"0,0,4096,r,0\n0,x,1,r,1\n0,8,4096,r,2\n0,8,-1,r,3\n0,16,512,r,4\n");
         let two = ReadOptions { skip_bad: 2, ..ReadOptions::default() };
         let s = stats(&p, Some(Format::Spc), &two, 4096, &mut |_, _| {}).unwrap();
-        assert_eq!((s.records, s.skipped_records), (3, 2));
+        assert_eq!((s.records, s.skipped_records, s.first_skipped_line), (3, 2, 2));
         let one = ReadOptions { skip_bad: 1, ..ReadOptions::default() };
         let e = stats(&p, Some(Format::Spc), &one, 4096, &mut |_, _| {}).unwrap_err().to_string();
         assert!(e.contains("bad.spc:4:") && e.contains("after 1 bad records skipped"), "{e}");
+    }
+
+    #[test]
+    fn a_bad_first_line_is_passed_over_by_detection_too_and_counted() {
+        let p = write_tmp("bad-first.spc", b"%%% garbage %%%\n0,0,4096,r,0\n0,8,4096,w,1\n0,16,512,r,2\n");
+        let one = ReadOptions { skip_bad: 1, ..ReadOptions::default() };
+        let s = stats(&p, None, &one, 4096, &mut |_, _| {}).unwrap();
+        assert_eq!(s.format, Format::Spc);
+        assert_eq!((s.records, s.reads, s.skipped_records, s.first_skipped_line), (3, 2, 1, 1));
+        // without skipping, detection's error names the file and the line, as before
+        let e = stats(&p, None, &ReadOptions::default(), 4096, &mut |_, _| {}).unwrap_err().to_string();
+        assert!(e.contains("bad-first.spc:1:") && e.contains("give the format"), "{e}");
     }
 }
