@@ -127,6 +127,16 @@ def test_vscsi_binary_sample(traces: Path) -> None:
     assert (s["read_bytes"], s["write_bytes"]) == (1_797_412_352, 2_408_565_760)
 
 
+def test_vscsi_csv_sample_is_the_binary_trace(traces: Path) -> None:
+    # PROVENANCE.md: cloudPhysicsIO.csv holds the .vscsi's 113,872 requests, its time in seconds
+    folder = traces / "cloudphysics"
+    csv, binary = _stats(folder / "cloudPhysicsIO.csv"), _stats(folder / "cloudPhysicsIO.vscsi")
+    assert (csv["format"], csv["records"], csv["reads"]) == ("vscsi-csv", 113_872, 46_974)
+    same = ("records", "reads", "writes", "read_bytes", "write_bytes", "footprint_blocks", "streams", "sizes")
+    assert {k: csv[k] for k in same} == {k: binary[k] for k in same}
+    assert csv["span_s"] == 7200.0
+
+
 def test_skip_bad_counts_what_it_skips(tmp_path: Path) -> None:
     bad = tmp_path / "two-bad.spc"
     bad.write_text("0,0,4096,r,0\n0,x,1,r,1\n0,8,4096,r,2\n0,8,-1,r,3\n0,16,512,r,4\n")

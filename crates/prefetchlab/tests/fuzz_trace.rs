@@ -15,7 +15,7 @@ mod fuzz;
 use prefetchlab::trace::lines::Compression;
 use prefetchlab::trace::{open, Format, Record};
 
-const MADE_UP: [(Format, &str); 11] = [
+const MADE_UP: [(Format, &str); 12] = [
     (Format::Blkparse, "  8,16   1     1272     0.012300000  4123  Q   R 123456 + 256 [iozone]\n  8,16   1     1273     0.012345678  4123  D   R 123456 + 256 [iozone]\n  8,16   1     1275     0.020000000  4123  D  WS 123712 + 8 [iozone]\nCPU1 (8,16):\n"),
     (Format::Fio, "fio version 3 iolog\n0 /dev/sdb add\n1 /dev/sdb open\n1520 /dev/sdb read 1048576 131072\n1600 /dev/sdb write 0 4096\n99000 /dev/sdb close\n"),
     (Format::Fiu, "\t0\t1\t2\t3\t4\t5\t6\t7\t8\n0\t89966811921625\t4257\tnfsd\t488846200\t8\tW\t6\t0\t2c47\n"),
@@ -27,13 +27,15 @@ const MADE_UP: [(Format, &str); 11] = [
     (Format::DisksimValidate, "R Miss  564347     2     14095.370     13876.270\nW Doub 1194877    15     17221.000     21894.380\n# note\nR Hit 3962268  12   6657.00000  64047.00000\n"),
     (Format::LcsCsv, "time,obj_id,obj_size,op,next_access_vtime\n0,10,4096,read,3\n250,11,512,write,-1\n250,12,0,get,-1\n900,7,8192,delete,4\n"),
     (Format::Tencent, "1538323199,105352008,584,1,1576\n1538323199,8,8,0,3\n1538323200,105352592,16,1,1576\n"),
+    (Format::VscsiCsv, "version,time,op,size,lbn\n1,5633898,2a,512,42932745\n1,5633898,28,65536,8\n1,5633899,35,0,0\n1,5633900,0x88,4096,16\n"),
 ];
 
 /// Real samples (folder of the shared data, file), the first 40 lines of each.
-const SAMPLES: [(Format, &str, &str); 9] = [
+const SAMPLES: [(Format, &str, &str); 10] = [
     (Format::Fiu, "traces", "fiu-mail-excerpt/smalltrace.csv"),
     (Format::Arc, "traces", "arc-p6/P6.lis"),
     (Format::Msr, "traces", "msr-sample/msr-cambridge1-sample.csv"),
+    (Format::VscsiCsv, "traces", "cloudphysics/cloudPhysicsIO.csv"),
     (Format::Mqsim, "traces", "websearch-excerpt/wsrch-small.trace"),
     (Format::Mqsim, "traces", "tpcc/tpcc-small.trace"),
     (Format::Disksim, "traces", "postmark/ssd-postmark-aligned2.trace"),

@@ -16,7 +16,8 @@
 //! blkparse-derived lines), [`arc`] (the ARC paper's `.lis`), [`blkparse`]
 //! (blkparse's default text, D or Q events), [`fio`] (fio iolog v2, v3),
 //! [`lcs_csv`] (libCacheSim csv with a header), [`tencent`] (Tencent CBS
-//! csv), and two binary ones of fixed-size records (`binary`): [`vscsi`]
+//! csv), [`vscsi_csv`] (libCacheSim's csv of a vSCSI trace, header
+//! `version,time,op,size,lbn`), and two binary ones of fixed-size records (`binary`): [`vscsi`]
 //! (VMware vSCSI v1) and [`oracle`] (libCacheSim's oracleGeneral). A
 //! compressed file — gzip, zstd, xz or bzip2, told by its magic bytes
 //! whatever its name — is read through a streaming decoder ([`lines`]).
@@ -38,6 +39,7 @@ pub mod spc;
 pub mod stats;
 pub mod tencent;
 pub mod vscsi;
+pub mod vscsi_csv;
 
 use crate::error::{Error, Result};
 use lines::Lines;
@@ -81,10 +83,11 @@ pub enum Format {
     LcsCsv,
     Oracle,
     Tencent,
+    VscsiCsv,
 }
 
 impl Format {
-    pub const ALL: [Format; 13] = [
+    pub const ALL: [Format; 14] = [
         Format::Spc,
         Format::Msr,
         Format::Disksim,
@@ -98,6 +101,7 @@ impl Format {
         Format::LcsCsv,
         Format::Oracle,
         Format::Tencent,
+        Format::VscsiCsv,
     ];
 
     /// The name a configuration or `--format` gives.
@@ -116,6 +120,7 @@ impl Format {
             Format::LcsCsv => "lcs-csv",
             Format::Oracle => "oracle",
             Format::Tencent => "tencent",
+            Format::VscsiCsv => "vscsi-csv",
         }
     }
 
@@ -261,6 +266,7 @@ fn reader(format: Format, opts: &ReadOptions) -> Reader {
         Format::Fio => text(fio::Fio::default()),
         Format::LcsCsv => text(lcs_csv::LcsCsv::new(opts.block_bytes)),
         Format::Tencent => text(tencent::Tencent::default()),
+        Format::VscsiCsv => text(vscsi_csv::VscsiCsv::default()),
         Format::Vscsi => Reader::Binary(Box::new(|bytes, path| Box::new(vscsi::Vscsi::new(bytes, path)))),
         Format::Oracle => {
             let block_bytes = opts.block_bytes;
@@ -711,6 +717,8 @@ mod tests {
         assert_eq!(detect(&lcs).unwrap(), Format::LcsCsv);
         let tencent = write_tmp("a.tencent", b"1538323199,105352008,584,1,1576\n");
         assert_eq!(detect(&tencent).unwrap(), Format::Tencent);
+        let vscsi_csv = write_tmp("a.csv", b"version,time,op,size,lbn\n1,5633898,2a,512,42932745\n");
+        assert_eq!(detect(&vscsi_csv).unwrap(), Format::VscsiCsv);
         // oracleGeneral has no magic: its name tells, whatever the content
         let oracle = write_tmp("w.oracleGeneral.bin", &[0u8; 24]);
         assert_eq!(detect(&oracle).unwrap(), Format::Oracle);
