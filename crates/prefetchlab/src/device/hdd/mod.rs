@@ -616,7 +616,24 @@ impl Hdd {
     /// When a command the host issues at `at` reaches the drive: at once,
     /// or when the command in service lets go of the bus.
     fn reaches_drive(&self, at: f64) -> f64 {
-        self.bus_busy.iter().fold(at, |a, &(from, to)| if from <= a && a < to { to } else { a })
+        // the stretches are in time order and do not overlap (a connection
+        // begins where or after the last one ended): the one that may hold
+        // `at` is the last to begin by then, and the ones that begin as it
+        // ends carry it on. A read that the media outruns reconnects for
+        // every few blocks, so there may be hundreds: no scan from the start.
+        let busy = &self.bus_busy;
+        let mut i = busy.partition_point(|&(from, _)| from <= at).saturating_sub(1);
+        let mut a = at;
+        while let Some(&(from, to)) = busy.get(i) {
+            if from > a {
+                break;
+            }
+            if a < to {
+                a = to;
+            }
+            i += 1;
+        }
+        a
     }
 
     /// `Read any free blocks`: the sectors of `lba`'s track that passed
