@@ -250,6 +250,12 @@ fn a_sequential_read_held_in_the_queue_takes_the_read_ahead_over_as_disksim_does
 const DISKSIM_BEHIND_A_HIT_MS: [(&str, f64); 2] =
     [("three hits at once", 0.455851), ("a miss behind a hit", 2.333950)];
 
+/// After a first read of 256 sectors, three reads issued at once at 6 ms,
+/// all in the drive's cache by then.
+fn three_hits_at_once() -> Vec<(u64, u64, u32)> {
+    vec![(0, 0, 256), (6_000_000, 256, 8), (6_000_000, 264, 96), (6_000_000, 360, 8)]
+}
+
 #[test]
 fn a_command_issued_while_the_drive_sends_a_hit_reaches_it_when_the_hit_lets_go_of_the_bus() {
     // The model served the commands issued during a hit from their issue:
@@ -258,10 +264,8 @@ fn a_command_issued_while_the_drive_sends_a_hit_reaches_it_when_the_hit_lets_go_
     let Some(dir) = common::disksim_valid() else { return };
     let spec = dir.join("cheetah15k5/Seagate-Cheetah15k5.parv");
     let ov = vec![("Allow almost read hits".to_string(), 1.0), ("Fast write level".to_string(), 0.0)];
-    let loads: [Vec<(u64, u64, u32)>; 2] = [
-        vec![(0, 0, 256), (6_000_000, 256, 8), (6_000_000, 264, 96), (6_000_000, 360, 8)],
-        vec![(0, 0, 256), (6_000_000, 8, 8), (6_002_000, 10_000_000, 8)],
-    ];
+    let loads: [Vec<(u64, u64, u32)>; 2] =
+        [three_hits_at_once(), vec![(0, 0, 256), (6_000_000, 8, 8), (6_002_000, 10_000_000, 8)]];
     let mut failures = Vec::new();
     for ((what, ds), load) in DISKSIM_BEHIND_A_HIT_MS.into_iter().zip(loads) {
         let p = load_drive(&spec, &ov).unwrap();
@@ -307,12 +311,8 @@ fn on_a_slow_bus_queued_reads_wait_for_the_bus_and_the_arm_as_in_disksim() {
     let Some(dir) = common::disksim_valid() else { return };
     let ov = vec![("Max queue length".to_string(), 8.0)];
     let ms = 1_000_000u64;
-    let loads: [Vec<(u64, u64, u32)>; 4] = [
-        vec![(0, 0, 256), (6 * ms, 256, 8), (6 * ms, 264, 96), (6 * ms, 360, 8)],
-        pairs(ms, 1_000),
-        pairs(2 * ms, ms),
-        pairs(4 * ms, 1_000),
-    ];
+    let loads: [Vec<(u64, u64, u32)>; 4] =
+        [three_hits_at_once(), pairs(ms, 1_000), pairs(2 * ms, ms), pairs(4 * ms, 1_000)];
     let mut failures = Vec::new();
     for (drive, ds_ms) in DISKSIM_SLOW_BUS_MS {
         for (what, (load, ds)) in

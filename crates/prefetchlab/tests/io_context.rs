@@ -45,7 +45,7 @@ fn the_drivers_context_keeps_anticipation_from_idling_the_disks() {
     let (driver_mb_s, driver_util) = run(Some(IoContext::Driver));
     // measured: caller 147.2 MB/s with the disks busy 0.40 of the time,
     // driver 168.6 MB/s busy 0.99 (the idle disks cost less since the drive
-    // model's bus and arm rules of this stop: caller 119.9 before)
+    // model's bus and arm rules of e2d0b2c: caller 119.9 before)
     assert!(caller_util < 0.6, "caller context: disks busy {caller_util}");
     assert!(driver_util > 0.95, "driver context: disks busy {driver_util}");
     assert!(driver_mb_s > 1.1 * caller_mb_s, "driver {driver_mb_s} MB/s vs caller {caller_mb_s} MB/s");

@@ -60,9 +60,11 @@ pub fn send(
             None => free_ns.max(ready_at(spans, 0, 0, w.min(n) - 1)) + c.reconnect_ns,
         };
         let end = first.max(last);
-        // holding the bus, it is the drive's to the end; else only the
-        // instant of each crossing
-        busy.push((if c.hold { first - c.reconnect_ns } else { end }, end));
+        // holding the bus, it is the drive's to the end; else only for the
+        // instant of each crossing, which no command can fall into
+        if c.hold {
+            busy.push((first - c.reconnect_ns, end));
+        }
         return end;
     }
     // sent: blocks sent so far; t: when the bus is next free (connected)
@@ -155,10 +157,13 @@ mod tests {
         // send 4 (+4) → 49; blocks 4.. in at 50, 60, ...; caught up → disconnect
         // (+2) and wait for 4 more: block 7 in at 80 → 85, send 8..: ...
         let c = BusCosts { xfer_ns: 1.0, disconnect_ns: 2.0, reconnect_ns: 5.0, hold: false };
-        let t = send(&[span(0, 8, 0.0, 10.0)], 8, None, 0.0, 4, &c, &mut Vec::new());
+        let mut busy = Vec::new();
+        let t = send(&[span(0, 8, 0.0, 10.0)], 8, None, 0.0, 4, &c, &mut busy);
         // first connection: at 45 sends blocks 0..3 (49); block 4 in at 50 > 49:
         // disconnect 51; reconnect when block 7 in (80) + 5 = 85; sends 4..7 → 89
         assert_eq!(t, 89.0);
+        // the bus is the drive's from each reconnection's start to its disconnect
+        assert_eq!(busy, [(40.0, 51.0), (80.0, 89.0)]);
         // with no overheads and watermark 1 the last block leaves as it comes in
         let z = BusCosts { xfer_ns: 1.0, ..Default::default() };
         assert_eq!(send(&[span(0, 8, 0.0, 10.0)], 8, None, 0.0, 1, &z, &mut Vec::new()), 81.0);
@@ -168,7 +173,10 @@ mod tests {
         assert_eq!(send(&[span(0, 8, 0.0, 10.0)], 8, Some(95.0), 0.0, 1, &i, &mut Vec::new()), 95.0);
         // holding the bus: reconnect once, at the watermark, then wait
         let h = BusCosts { reconnect_ns: 5.0, hold: true, ..Default::default() };
-        assert_eq!(send(&[span(0, 8, 0.0, 10.0)], 8, None, 0.0, 4, &h, &mut Vec::new()), 80.0);
+        let mut busy = Vec::new();
+        assert_eq!(send(&[span(0, 8, 0.0, 10.0)], 8, None, 0.0, 4, &h, &mut busy), 80.0);
+        // held from the reconnection (block 3 in at 40) to the last block
+        assert_eq!(busy, [(40.0, 80.0)]);
         assert_eq!(send(&[span(0, 2, 0.0, 10.0)], 2, None, 0.0, 4, &h, &mut Vec::new()), 25.0);
     }
 
@@ -176,7 +184,9 @@ mod tests {
     fn a_hit_is_sent_from_the_connection() {
         let c = BusCosts { xfer_ns: 2.0, ..Default::default() };
         // all 5 blocks already in
-        let t = send(&[span(100, 5, 0.0, 0.0)], 5, Some(30.0), 0.0, 1, &c, &mut Vec::new());
+        let mut busy = Vec::new();
+        let t = send(&[span(100, 5, 0.0, 0.0)], 5, Some(30.0), 0.0, 1, &c, &mut busy);
         assert_eq!(t, 40.0);
+        assert_eq!(busy, [(30.0, 40.0)]);
     }
 }

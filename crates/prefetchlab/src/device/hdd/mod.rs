@@ -783,26 +783,28 @@ impl Hdd {
     /// (the segment `read` would choose is the one the read-ahead fills,
     /// and it holds or is reading the request's first block).
     fn takes_over(&self, req: &DiskRequest) -> bool {
-        if req.write || !self.ra.active || !self.cache_on {
-            return false;
-        }
-        let (lba, n) = self.span_of(req);
-        matches!(self.cache.select_read(lba, n, self.read_choice()),
-            (Some(seg), hit) if seg == self.ra.seg && hit != HitKind::None)
+        self.ra.active
+            && matches!(self.read_hit(req), Some((Some(seg), hit)) if seg == self.ra.seg && hit != HitKind::None)
     }
 
     /// Whether `req`, started now, is a read the drive sends at once: one the
     /// cache holds whole, or one that takes the read-ahead over.
     fn sends_at_once(&self, req: &DiskRequest) -> bool {
-        if req.write || !self.cache_on {
-            return false;
-        }
-        let (lba, n) = self.span_of(req);
-        match self.cache.select_read(lba, n, self.read_choice()) {
-            (_, HitKind::Whole) => true,
-            (Some(seg), HitKind::Partial) => self.ra.active && seg == self.ra.seg,
+        match self.read_hit(req) {
+            Some((_, HitKind::Whole)) => true,
+            Some((Some(seg), HitKind::Partial)) => self.ra.active && seg == self.ra.seg,
             _ => false,
         }
+    }
+
+    /// The segment `read` would choose for `req` started now, and the hit
+    /// it finds there (`None` for a write, or with the cache off).
+    fn read_hit(&self, req: &DiskRequest) -> Option<(Option<usize>, HitKind)> {
+        if req.write || !self.cache_on {
+            return None;
+        }
+        let (lba, n) = self.span_of(req);
+        Some(self.cache.select_read(lba, n, self.read_choice()))
     }
 
     /// Commands issued while the last one held the bus reach the drive one
