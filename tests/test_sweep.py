@@ -154,6 +154,18 @@ def test_an_exclude_table_that_excludes_no_run_is_an_error(tmp_path: Path) -> No
         load_experiment(write(tmp_path, "e.toml", demo_like(extra=extra)))
 
 
+def test_a_selector_on_a_key_computed_from_an_axis_matches_each_runs_value(tmp_path: Path) -> None:
+    # readahead.max is no axis here: md's two stripes, 256 KiB only at 2 disks of 64 KiB strips
+    # (the base run's value, which a selector must not take for every run's)
+    extra = '\n[[sweep.exclude]]\n"readahead.max" = "256KiB"\n'
+    text = demo_like(extra=extra).replace('max = ["128KiB", "512KiB"]\n', "")
+    exp = load_experiment(
+        write(tmp_path, "e.toml", text.replace('series = "readahead.max"', 'series = "array.strip"'))
+    )
+    assert len(exp.runs) == 12
+    assert (2, 64 << 10) not in {(r.flat["array.disks"], r.flat["array.strip"]) for r in exp.runs}
+
+
 def test_process_pool_and_local_cluster_store_identical_tables(tmp_path: Path) -> None:
     exp = write(tmp_path, "demo.toml", demo_like())
     dbs = {

@@ -277,6 +277,10 @@ def _with_paths_resolved(tree: dict[str, Any], path: Path) -> dict[str, Any]:
 
 _CANON_CACHE: dict[tuple[str, str, str], Any] = {}
 
+#: The keys whose default the engine computes from other keys (``readahead.max``, FA's
+#: ``array_cache.g``, …): a resolved configuration holds the value computed.
+_COMPUTED_KEYS = frozenset(_engine.computed_keys())
+
 
 def _canonical(config_json: str, key: str, value: Scalar, path: Path, at: str | None = None) -> Any:
     """``value`` for ``key`` as the engine resolves it (``"512KiB"`` → 524288); ``at`` names
@@ -288,7 +292,7 @@ def _canonical(config_json: str, key: str, value: Scalar, path: Path, at: str | 
             raise ExperimentError(f"{at or path}: `{key}` is not a configuration key")
         # the resolved run holds the defaults computed from its other keys (FA's g from its p):
         # dropped, they are computed again for the new value instead of refusing it
-        for computed in _engine.computed_keys():
+        for computed in _COMPUTED_KEYS:
             if computed != key:
                 _drop(tree, computed)
         _set(tree, key, value)
@@ -782,7 +786,14 @@ def _expand(
     def matches_at(idx: tuple[int, ...], table: Mapping[str, list[Any]], bad: bool) -> bool:
         for key, options in table.items():
             n = axis_of.get(key)
-            value = canon[n][idx[n]] if n is not None else base_flat.get(key)
+            if n is not None:
+                value = canon[n][idx[n]]
+            elif key in _COMPUTED_KEYS:
+                # computed from other keys, maybe from an axis (md's readahead.max from the
+                # disks): not known before the whole run's resolution, which `kept` matches
+                value = _BAD
+            else:
+                value = base_flat.get(key)
             if value is _BAD:
                 if not bad:
                     return False
@@ -792,19 +803,22 @@ def _expand(
 
     excluded_some = [False] * len(exclude)
 
-    def kept_at(idx: tuple[int, ...]) -> bool:
-        # a refused value is let through to the whole run's resolution, which reports it
-        if not all(any(matches_at(idx, t, True) for t in tables) for tables in only.values()):
-            return False
-        hits = [j for j, t in enumerate(exclude) if matches_at(idx, t, False)]
+    def not_excluded(matches: Callable[[Mapping[str, list[Any]]], bool]) -> bool:
+        hits = [j for j, t in enumerate(exclude) if matches(t)]
         for j in hits:
             excluded_some[j] = True
         return not hits
 
+    def kept_at(idx: tuple[int, ...]) -> bool:
+        # a refused value is let through to the whole run's resolution, which reports it
+        if not all(any(matches_at(idx, t, True) for t in tables) for tables in only.values()):
+            return False
+        return not_excluded(lambda t: matches_at(idx, t, False))
+
     def kept(flat: Mapping[str, Any]) -> bool:
-        return all(any(_matches(flat, t) for t in tables) for tables in only.values()) and not any(
-            _matches(flat, t) for t in exclude
-        )
+        if not all(any(_matches(flat, t) for t in tables) for tables in only.values()):
+            return False
+        return not_excluded(lambda t: _matches(flat, t))
 
     for idx in itertools.product(*(range(len(a.values)) for a in axes)):
         if not kept_at(idx):

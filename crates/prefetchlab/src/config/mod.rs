@@ -2406,6 +2406,10 @@ fn no_list_for_a_table(tree: &toml::Value, defaults: &toml::Value, path: &mut Ve
 /// deserializing, a default cannot be told from a value given. Each kind's
 /// keys are the ones its tier is written out with (`Serialize`).
 fn tier_keys_apply(tree: &toml::Value) -> Result<()> {
+    // most configurations have no nodes: nothing to write out then
+    let Some(nodes) = value_at(tree, &["topology".into(), "nodes".into()]).and_then(|n| n.as_array()) else {
+        return Ok(());
+    };
     let keys_of = |tier: TierConfig| -> Vec<String> {
         toml::Value::try_from(tier)
             .ok()
@@ -2413,8 +2417,7 @@ fn tier_keys_apply(tree: &toml::Value) -> Result<()> {
             .unwrap_or_default()
     };
     let (hdd, ssd) = (keys_of(TierConfig::hdd()), keys_of(TierConfig::ssd()));
-    let nodes = value_at(tree, &["topology".into(), "nodes".into()]).and_then(|n| n.as_array());
-    for (i, node) in nodes.into_iter().flatten().enumerate() {
+    for (i, node) in nodes.iter().enumerate() {
         for name in ["upper", "lower"] {
             let Some(tier) = node.get(name).and_then(|t| t.as_table()) else { continue };
             let (own, other, other_kind) = match tier.get("kind").and_then(|k| k.as_str()) {

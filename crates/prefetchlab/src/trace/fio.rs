@@ -82,14 +82,7 @@ mod tests {
     use super::*;
 
     fn all(text: &str) -> Result<Vec<Record>, String> {
-        let mut p = Fio::default();
-        let mut out = Vec::new();
-        for l in text.lines() {
-            if let Some(r) = p.parse(l)? {
-                out.push(r);
-            }
-        }
-        Ok(out)
+        crate::trace::tests::parse_lines(Fio::default(), text)
     }
 
     #[test]

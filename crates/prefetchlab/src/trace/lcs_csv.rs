@@ -146,12 +146,7 @@ mod tests {
     use super::*;
 
     fn all(text: &str) -> Result<Vec<Record>, String> {
-        let mut p = LcsCsv::new(4096);
-        let mut out = Vec::new();
-        for l in text.lines() {
-            out.extend(p.parse(l)?);
-        }
-        Ok(out)
+        crate::trace::tests::parse_lines(LcsCsv::new(4096), text)
     }
 
     #[test]

@@ -17,8 +17,9 @@
 //! (blkparse's default text, D or Q events), [`fio`] (fio iolog v2, v3),
 //! [`lcs_csv`] (libCacheSim csv with a header), [`tencent`] (Tencent CBS
 //! csv), [`vscsi_csv`] (libCacheSim's csv of a vSCSI trace, header
-//! `version,time,op,size,lbn`), and two binary ones of fixed-size records (`binary`): [`vscsi`]
-//! (VMware vSCSI v1) and [`oracle`] (libCacheSim's oracleGeneral). A
+//! `version,time,op,size,lbn`), and two binary ones of fixed-size
+//! records (`binary`): [`vscsi`] (VMware vSCSI v1) and [`oracle`]
+//! (libCacheSim's oracleGeneral). A
 //! compressed file — gzip, zstd, xz or bzip2, told by its magic bytes
 //! whatever its name — is read through a streaming decoder ([`lines`]).
 
@@ -690,6 +691,18 @@ mod tests {
         let p = dir.join(name);
         std::fs::File::create(&p).unwrap().write_all(bytes).unwrap();
         p
+    }
+
+    /// The records `p` reads from `text`, line by line; the first error stops it.
+    pub(crate) fn parse_lines(
+        mut p: impl LineFormat,
+        text: &str,
+    ) -> std::result::Result<Vec<Record>, String> {
+        let mut out = Vec::new();
+        for l in text.lines() {
+            out.extend(p.parse(l)?);
+        }
+        Ok(out)
     }
 
     fn all(path: &Path, f: Option<Format>) -> Result<Vec<Record>> {

@@ -80,12 +80,7 @@ mod tests {
     use crate::trace::Op;
 
     fn all(text: &str) -> Result<Vec<Record>, String> {
-        let mut p = VscsiCsv::default();
-        let mut out = Vec::new();
-        for l in text.lines() {
-            out.extend(p.parse(l)?);
-        }
-        Ok(out)
+        crate::trace::tests::parse_lines(VscsiCsv::default(), text)
     }
 
     #[test]
