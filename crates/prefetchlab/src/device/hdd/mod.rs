@@ -438,7 +438,15 @@ impl Hdd {
             self.spans.clear();
             let a = self.mech.read(lay, lba, n, start, 0.0, immed, &mut self.spans);
             let free_bus = (t + miss_oh + costs.disconnect_ns).max(self.bus_idle_ns);
-            let bus_end = self.send(t, n, None, free_bus, watermark, &costs, completion);
+            let bus_end = self.send(
+                (t, t + miss_oh + costs.disconnect_ns),
+                n,
+                None,
+                free_bus,
+                watermark,
+                &costs,
+                completion,
+            );
             self.arm_free_ns = a.end_ns;
             return (bus_end + completion, a.seek_cyl as u64, false);
         }
@@ -452,7 +460,15 @@ impl Hdd {
             self.spans.clear();
             let a = self.mech.read(&self.p.layout, lba, n, start, 0.0, immed, &mut self.spans);
             let free_bus = (t + miss_oh + costs.disconnect_ns).max(self.bus_idle_ns);
-            let bus_end = self.send(t, n, None, free_bus, watermark, &costs, completion);
+            let bus_end = self.send(
+                (t, t + miss_oh + costs.disconnect_ns),
+                n,
+                None,
+                free_bus,
+                watermark,
+                &costs,
+                completion,
+            );
             self.arm_free_ns = a.end_ns;
             return (bus_end + completion, a.seek_cyl as u64, false);
         };
@@ -499,7 +515,15 @@ impl Hdd {
                 let upto = self.spans.first().map_or(lba + n, |s| s.lba);
                 self.spans.insert(0, Span { lba, count: upto - lba, start_ns: t, sector_ns: 0.0 });
             }
-            let bus_end = self.send(t, n, connect, free_bus, watermark, &costs, completion);
+            let bus_end = self.send(
+                (t, t + miss_oh + costs.disconnect_ns),
+                n,
+                connect,
+                free_bus,
+                watermark,
+                &costs,
+                completion,
+            );
             // the read-ahead continues past the request (its limit grows)
             let s = self.cache.get(seg);
             let lim = self.limits.max_readahead(&self.p.layout, s.start, lba, n);
@@ -531,11 +555,12 @@ impl Hdd {
             let done = if held_until > t {
                 // the drive disconnects and sends the data once the write is done
                 let back = (t + miss_oh + costs.disconnect_ns).max(held_until);
-                self.bus_busy.push((t, t + miss_oh + costs.disconnect_ns));
+                self.hold_command(t, t + miss_oh + costs.disconnect_ns);
                 self.bus_busy.push((back, back + costs.reconnect_ns + sent));
                 back + costs.reconnect_ns + sent
             } else {
-                self.bus_busy.push((t, t + hit_oh + sent));
+                self.hold_command(t, t + hit_oh);
+                self.bus_busy.push((t + hit_oh, t + hit_oh + sent));
                 t + hit_oh + sent
             };
             if self.p.cache.readahead_on_idle_hit && self.limits.contread > 0 {
@@ -578,20 +603,31 @@ impl Hdd {
         if self.p.cache.read_any_free_blocks && first == lba {
             self.read_free_blocks(seg, lba, a.first_wait_ns);
         }
-        let bus_end = self.send(t, n, connect, free_bus, watermark, &costs, completion);
+        let bus_end = self.send(
+            (t, t + miss_oh + costs.disconnect_ns),
+            n,
+            connect,
+            free_bus,
+            watermark,
+            &costs,
+            completion,
+        );
         self.start_readahead(seg, lba, n, a.end_ns, bus_end);
         (bus_end + completion, a.seek_cyl as u64, false)
     }
 
-    /// Sends the blocks of a read arriving at `t` ([`bus::send`] on the
-    /// spans) and notes when it holds the bus: from `t` through its command
-    /// overhead (to `connect`, or to `free_bus` where it disconnects), while
-    /// it sends, and for its completion; returns when the last block has
-    /// crossed.
+    /// Sends the blocks of a read ([`bus::send`] on the spans) and notes
+    /// when it holds the bus: its `command` phase, from its arrival through
+    /// its command overhead to `connect` (a hit sent at once) or to its
+    /// disconnect (`command.1`), then while it sends, and for its
+    /// completion; returns when the last block has crossed. A read that
+    /// waited in the queue arrived while another held the drive: its command
+    /// phase lies in the past, and ends at its disconnect, not when the bus
+    /// is next free for its data (`free_bus`).
     #[allow(clippy::too_many_arguments)]
     fn send(
         &mut self,
-        t: f64,
+        command: (f64, f64),
         n: u64,
         connect: Option<f64>,
         free_bus: f64,
@@ -599,10 +635,17 @@ impl Hdd {
         costs: &BusCosts,
         completion: f64,
     ) -> f64 {
-        self.bus_busy.push((t, connect.unwrap_or(free_bus)));
+        self.hold_command(command.0, connect.unwrap_or(command.1));
         let end = bus::send(&self.spans, n, connect, free_bus, watermark, costs, &mut self.bus_busy);
         self.bus_busy.push((end, end + completion));
         end
+    }
+
+    /// The command phase, from the command's arrival `from` to the end of
+    /// its overhead (and a disconnect) `to`: the bus is the drive's then,
+    /// as DiskSim's drive is connected until it disconnects.
+    fn hold_command(&mut self, from: f64, to: f64) {
+        self.bus_busy.push((from, to));
     }
 
     /// Whether a command waits in the drive's queue at `at` (the end of a
@@ -713,10 +756,11 @@ impl Hdd {
         // write-back write's completion); a write-through write disconnects
         // after its data and reconnects to complete
         if held_until > t {
-            self.bus_busy.push((t, t + oh + disconnect));
+            self.hold_command(t, t + oh + disconnect);
             self.bus_busy.push((bus_start - reconnect - prep, bus_end));
         } else {
-            self.bus_busy.push((t, bus_end));
+            self.hold_command(t, t + oh);
+            self.bus_busy.push((t + oh, bus_end));
         }
         let min_buffered = self.write_min_buffered(n);
         let mech_start = (mech_at + stop_wait).max(self.arm_free_ns);
