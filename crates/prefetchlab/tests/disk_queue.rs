@@ -374,8 +374,12 @@ fn queued_streams(n: usize) -> Vec<(u64, u64, u32)> {
 /// conversion, `dm_mech_g1_seek_init`, is marked deprecated and unported):
 /// its "1.0 / 8.5 / 17.0 ms" curve seeks 540 cylinders in 4.7 ns, and its
 /// mean on this load with the datasheet file as it is comes out at 6.46
-/// ms. DiskSim serves 3757280 before 3757248 (reads 7 and 6), the model the
-/// other way round, 0.6 ms sooner.
+/// ms. DiskSim completes 3757280 before 3757248 (reads 7 and 6), the model
+/// the other way round, 0.6 ms sooner: read 8 reaches DiskSim's drive while
+/// read 6 is sending its blocks as they come off the media, and takes the
+/// bus for its command overhead (0.3 ms), so read 6's last 12 blocks wait
+/// and go after read 7. The model fixes a command's use of the bus when it
+/// starts: a command arriving later waits for the bus, never the reverse.
 const DISKSIM_QUEUED_STREAMS_DONE_MS: [f64; 16] = [
     4.775389, 4.964932, 6.253767, 8.275114, 14.293716, 14.483259, 15.276847, 15.256367, 20.926161, 21.027983,
     21.217526, 21.407077, 27.649688, 27.839231, 28.028774, 28.218325,
