@@ -148,6 +148,30 @@ def test_skip_bad_counts_what_it_skips(tmp_path: Path) -> None:
     assert proc.returncode == 2 and "expected a whole number" in proc.stderr
 
 
+def test_a_run_reports_the_bad_records_it_skipped(tmp_path: Path) -> None:
+    bad = tmp_path / "two-bad.spc"
+    bad.write_text("0,0,4096,r,0\n0,x,1,r,1\n0,8,4096,r,2\n0,8,-1,r,3\n0,16,512,r,4\n")
+    label = "malformed trace records skipped (workload.skip_bad)"
+    for mode in ("timed", "cache-only"):
+        cfg = tmp_path / f"{mode}.toml"
+        cfg.write_text(
+            f'[workload]\nkind = "trace"\npath = "{bad}"\nformat = "spc"\nskip_bad = 3\n'
+            f'[run]\nmode = "{mode}"\n[array_cache]\nsize = "1MiB"\n'
+        )
+        proc = run_cli("run", cfg)
+        assert proc.returncode == 0, proc.stderr
+        row = next(line for line in proc.stdout.splitlines() if label in line)
+        assert row.split()[-2:] == ["2", "records"], row
+        metrics = json.loads(run_cli("run", cfg, "--json").stdout)["metrics"]
+        assert (metrics["trace_records_skipped"], metrics["app_requests"]) == (2, 3)
+    # a run that may skip none shows no such row (a bad record is an error there)
+    good = tmp_path / "good.toml"
+    good.write_text(f'[workload]\nkind = "trace"\npath = "{tmp_path / "ok.spc"}"\n')
+    (tmp_path / "ok.spc").write_text("0,0,4096,r,0\n0,8,4096,r,1\n")
+    proc = run_cli("run", good)
+    assert proc.returncode == 0 and label not in proc.stdout, proc.stderr
+
+
 def test_skip_bad_lets_the_format_be_told_past_a_bad_first_line(tmp_path: Path) -> None:
     trace = tmp_path / "first-bad.trace"
     trace.write_text("%%% a line of no format %%%\n0,0,4096,r,0\n0,8,4096,w,1\n0,16,512,r,2\n")

@@ -42,6 +42,7 @@ SUMMARY_ROWS: tuple[tuple[str, str, str, float], ...] = (
     ("drive_cache_hits", "drive cache hits", "", 1.0),
     ("congestion_events", "congestion events", "", 1.0),
     ("queue_full_events", "queue-full events", "", 1.0),
+    ("trace_records_skipped", "malformed trace records skipped (workload.skip_bad)", "records", 1.0),
     ("request_sleep_s", "time parts slept for a request (full queue)", "s", 1.0),
     ("layout_score", "file layout score (1 = every file one extent)", "", 1.0),
     ("mean_file_extents", "extents per file (mean)", "", 1.0),
@@ -410,6 +411,8 @@ def summary_table(report: Report) -> str:
         if topology and key == "hit_ratio":
             rows.append(["client-cache hit ratio (block there when due)", fmt_number(value), ""])
             continue
+        if key == "trace_records_skipped" and not report.config.get("workload", {}).get("skip_bad"):
+            continue  # bad records are an error unless the run may skip some
         if key in ("layout_score", "mean_file_extents") and not report.metrics.get("mean_file_extents"):
             continue  # no files (a trace, a cache-only run)
         if (key in _ARRAY_CACHE_KEYS and not has_array_cache) or (key in _WRITE_KEYS and not has_writes):

@@ -75,7 +75,9 @@ pub fn run(cfg: &Config, progress: &mut dyn FnMut(&Progress) -> bool) -> Result<
             }
         }
     }
-    Ok(sim.report(cfg, wall.elapsed().as_secs_f64()))
+    let mut report = sim.report(cfg, wall.elapsed().as_secs_f64());
+    report.metrics.trace_records_skipped = source.skipped();
+    Ok(report)
 }
 
 /// The cache, its policy and the counts of a cache-only run.

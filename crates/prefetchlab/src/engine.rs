@@ -1266,6 +1266,7 @@ impl Engine {
             peak_cache_pages: self.cache.peak_pages(),
             congestion_events: self.block.queues.iter().map(|q| q.stats.congestion_events).sum(),
             queue_full_events: self.block.queues.iter().map(|q| q.stats.queue_full_events).sum(),
+            trace_records_skipped: t.map_or(0, |t| t.replay.skipped_records()),
             request_sleep_s: self.block.queues.iter().map(|q| q.stats.request_sleep_ns).sum::<u64>() as f64
                 / NS_PER_S as f64,
             layout_score: self.fs.layout_score(),

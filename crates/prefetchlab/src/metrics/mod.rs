@@ -84,6 +84,11 @@ pub struct Metrics {
     /// `request_sleep_s`; without, the queue grows past it; see the block
     /// layer's doc).
     pub queue_full_events: u64,
+    /// Malformed records of the trace skipped (`workload.skip_bad`), in the
+    /// part of the file the run read (with fragments, the most any one
+    /// fragment's reader passed: the last reads the file to its end); 0
+    /// without a trace.
+    pub trace_records_skipped: u64,
     /// Time parts of requests slept for a free request of a full disk queue
     /// (`block.wait_on_full`), summed over the parts, s.
     pub request_sleep_s: f64,
@@ -109,7 +114,7 @@ pub struct Metrics {
 impl Metrics {
     /// The metrics a cache-only run measures; it reports the others as
     /// `null` (it has no clock, no disks and no page cache).
-    pub const CACHE_ONLY: [&'static str; 15] = [
+    pub const CACHE_ONLY: [&'static str; 16] = [
         "app_requests",
         "writes",
         "bytes_read",
@@ -123,6 +128,7 @@ impl Metrics {
         "prefetch_used_blocks",
         "wasted_blocks",
         "block_policy_state",
+        "trace_records_skipped",
         "wall_time_s",
         "requests_per_wall_s",
     ];

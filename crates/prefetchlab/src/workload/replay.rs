@@ -193,6 +193,13 @@ impl Replay {
         open_trace(&self.cfg).map(|mut s| crate::trace::line_of_record(s.as_mut(), record)).unwrap_or(0)
     }
 
+    /// Malformed records skipped so far (`workload.skip_bad`): the most any
+    /// fragment's reader passed (each reads the file from its start; the
+    /// last to its end), so a bad record is counted once.
+    pub fn skipped_records(&self) -> u64 {
+        self.fragments.iter().map(|f| f.source.skipped()).max().unwrap_or(0)
+    }
+
     /// Streams seen so far.
     pub fn streams(&self) -> u32 {
         self.streams.len() as u32
@@ -328,5 +335,18 @@ mod tests {
         // streams: (0, ASU 0) = 0, (1, ASU 0) = 1, (0, ASU 5) = 2, (1, ASU 5) = 3
         assert_eq!(got, vec![(0, 0, 1), (500_000_000, 1, 4), (1_000_000_000, 2, 2), (1_500_000_000, 3, 5)]);
         assert_eq!(r.streams(), 4);
+    }
+
+    #[test]
+    fn a_bad_record_skipped_is_counted_once_whatever_the_fragments() {
+        // two bad lines, one in each half of the span
+        let text = "0,0,4096,r,0\n0,x,1,r,0.5\n0,8,4096,r,1\n0,16,4096,r,2\n0,24,-1,r,2.5\n0,32,4096,r,3\n";
+        for fragments in [1, 2, 3] {
+            let (mut c, _d) = cfg(text, fragments, 1.0);
+            c.workload.skip_bad = 2;
+            let mut r = Replay::open(&c).unwrap();
+            assert_eq!(all(&mut r).len(), 4, "{fragments} fragments");
+            assert_eq!(r.skipped_records(), 2, "{fragments} fragments");
+        }
     }
 }
