@@ -434,21 +434,7 @@ impl Hdd {
 
         if !self.cache_on {
             // every read is a miss into a fresh segment; no read-ahead
-            let start = (t + miss_oh).max(self.arm_free_ns);
-            self.spans.clear();
-            let a = self.mech.read(lay, lba, n, start, 0.0, immed, &mut self.spans);
-            let free_bus = (t + miss_oh + costs.disconnect_ns).max(self.bus_idle_ns);
-            let bus_end = self.send(
-                (t, t + miss_oh + costs.disconnect_ns),
-                n,
-                None,
-                free_bus,
-                watermark,
-                &costs,
-                completion,
-            );
-            self.arm_free_ns = a.end_ns;
-            return (bus_end + completion, a.seek_cyl as u64, false);
+            return self.read_uncached(lba, n, t, miss_oh, &costs, completion);
         }
 
         // where the read-ahead is now, and which segment the read takes
@@ -456,21 +442,7 @@ impl Hdd {
         let (seg, hit) = self.cache.select_read(lba, n, self.read_choice());
         let Some(seg) = seg else {
             // every segment busy with data not on the media: wait for the arm
-            let start = (t + miss_oh).max(self.arm_free_ns);
-            self.spans.clear();
-            let a = self.mech.read(&self.p.layout, lba, n, start, 0.0, immed, &mut self.spans);
-            let free_bus = (t + miss_oh + costs.disconnect_ns).max(self.bus_idle_ns);
-            let bus_end = self.send(
-                (t, t + miss_oh + costs.disconnect_ns),
-                n,
-                None,
-                free_bus,
-                watermark,
-                &costs,
-                completion,
-            );
-            self.arm_free_ns = a.end_ns;
-            return (bus_end + completion, a.seek_cyl as u64, false);
+            return self.read_uncached(lba, n, t, miss_oh, &costs, completion);
         };
         // a hit connects at once (after the hit overhead) when the drive is
         // free for it and enough of it is in; else the drive disconnects
@@ -485,7 +457,9 @@ impl Hdd {
         let connect_if = |held_until: f64| (enough && held_until <= t).then_some(t + hit_oh);
         let mut held_until = self.write_until_ns.max(hda_free).max(self.bus_idle_ns);
         let mut connect = connect_if(held_until);
-        let free_bus = (t + miss_oh + costs.disconnect_ns).max(self.bus_idle_ns);
+        // the command phase: from its arrival to its disconnect
+        let command = (t, t + miss_oh + costs.disconnect_ns);
+        let free_bus = command.1.max(self.bus_idle_ns);
         self.cache.touch(seg);
 
         // the read-ahead filling this very segment goes on for the request
@@ -515,15 +489,7 @@ impl Hdd {
                 let upto = self.spans.first().map_or(lba + n, |s| s.lba);
                 self.spans.insert(0, Span { lba, count: upto - lba, start_ns: t, sector_ns: 0.0 });
             }
-            let bus_end = self.send(
-                (t, t + miss_oh + costs.disconnect_ns),
-                n,
-                connect,
-                free_bus,
-                watermark,
-                &costs,
-                completion,
-            );
+            let bus_end = self.send(command, n, connect, free_bus, watermark, &costs, completion);
             // the read-ahead continues past the request (its limit grows)
             let s = self.cache.get(seg);
             let lim = self.limits.max_readahead(&self.p.layout, s.start, lba, n);
@@ -603,16 +569,33 @@ impl Hdd {
         if self.p.cache.read_any_free_blocks && first == lba {
             self.read_free_blocks(seg, lba, a.first_wait_ns);
         }
-        let bus_end = self.send(
-            (t, t + miss_oh + costs.disconnect_ns),
-            n,
-            connect,
-            free_bus,
-            watermark,
-            &costs,
-            completion,
-        );
+        let bus_end = self.send(command, n, connect, free_bus, watermark, &costs, completion);
         self.start_readahead(seg, lba, n, a.end_ns, bus_end);
+        (bus_end + completion, a.seek_cyl as u64, false)
+    }
+
+    /// A read served from the media and through no segment (the cache off,
+    /// or every segment busy): the arm from the end of its command overhead,
+    /// its blocks sent as they come in; returns (completion, seek distance,
+    /// whole hit: never).
+    fn read_uncached(
+        &mut self,
+        lba: u64,
+        n: u64,
+        t: f64,
+        miss_oh: f64,
+        costs: &BusCosts,
+        completion: f64,
+    ) -> (f64, u64, bool) {
+        let start = (t + miss_oh).max(self.arm_free_ns);
+        self.spans.clear();
+        let immed = self.p.cache.immed_read;
+        let a = self.mech.read(&self.p.layout, lba, n, start, 0.0, immed, &mut self.spans);
+        let disconnect = t + miss_oh + costs.disconnect_ns;
+        let watermark = self.read_watermark(n);
+        let free_bus = disconnect.max(self.bus_idle_ns);
+        let bus_end = self.send((t, disconnect), n, None, free_bus, watermark, costs, completion);
+        self.arm_free_ns = a.end_ns;
         (bus_end + completion, a.seek_cyl as u64, false)
     }
 
