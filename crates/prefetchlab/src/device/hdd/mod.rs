@@ -520,8 +520,8 @@ impl Hdd {
             let sent = n as f64 * self.xfer_read_ns + completion;
             let done = if held_until > t {
                 // the drive disconnects and sends the data once the write is done
-                let back = (t + miss_oh + costs.disconnect_ns).max(held_until);
-                self.hold_command(t, t + miss_oh + costs.disconnect_ns);
+                let back = command.1.max(held_until);
+                self.hold_command(command.0, command.1);
                 self.bus_busy.push((back, back + costs.reconnect_ns + sent));
                 back + costs.reconnect_ns + sent
             } else {
