@@ -409,8 +409,8 @@ fn a_read_served_from_the_queue_held_the_bus_only_for_its_own_command_phase() {
     // drive; the model recorded it as holding the bus from its arrival until
     // the bus was next free for its data, so the commands issued after it —
     // long at the drive — were moved behind it: they stopped the read-ahead
-    // of the read after it and lost revolutions (read 8 completed at 45.8 ms
-    // against DiskSim's 20.9; mean 136.1 ms against 10.25)
+    // of the read after it and lost revolutions (read 8 completed at 120.8 ms
+    // against DiskSim's 20.9; mean 149.3 ms against 10.25)
     let p = prefetchlab::device::presets::preset("barracuda-7200.10").unwrap().unwrap();
     let mut hdd = Hdd::with_start(p, true, Start::Index, Rng::new(1));
     let reqs = queued_streams(200, 3_000_000, 4, 4_000_000);
