@@ -428,7 +428,6 @@ impl Hdd {
             hold: ov.hold_bus_read || ov.never_disconnect,
         };
         let completion = self.oh(ov.read_completion);
-        let watermark = self.read_watermark(n);
         let immed = self.p.cache.immed_read;
         let lay = &self.p.layout;
 
@@ -444,6 +443,7 @@ impl Hdd {
             // every segment busy with data not on the media: wait for the arm
             return self.read_uncached(lba, n, t, miss_oh, &costs, completion);
         };
+        let watermark = self.read_watermark(n);
         // a hit connects at once (after the hit overhead) when the drive is
         // free for it and enough of it is in; else the drive disconnects
         let s = self.cache.get(seg);
@@ -459,7 +459,6 @@ impl Hdd {
         let mut connect = connect_if(held_until);
         // the command phase: from its arrival to its disconnect
         let command = (t, t + miss_oh + costs.disconnect_ns);
-        let free_bus = command.1.max(self.bus_idle_ns);
         self.cache.touch(seg);
 
         // the read-ahead filling this very segment goes on for the request
@@ -489,7 +488,7 @@ impl Hdd {
                 let upto = self.spans.first().map_or(lba + n, |s| s.lba);
                 self.spans.insert(0, Span { lba, count: upto - lba, start_ns: t, sector_ns: 0.0 });
             }
-            let bus_end = self.send(command, n, connect, free_bus, watermark, &costs, completion);
+            let bus_end = self.send(command, n, connect, watermark, &costs, completion);
             // the read-ahead continues past the request (its limit grows)
             let s = self.cache.get(seg);
             let lim = self.limits.max_readahead(&self.p.layout, s.start, lba, n);
@@ -521,12 +520,11 @@ impl Hdd {
             let done = if held_until > t {
                 // the drive disconnects and sends the data once the write is done
                 let back = command.1.max(held_until);
-                self.hold_command(command.0, command.1);
+                self.bus_busy.push(command);
                 self.bus_busy.push((back, back + costs.reconnect_ns + sent));
                 back + costs.reconnect_ns + sent
             } else {
-                self.hold_command(t, t + hit_oh);
-                self.bus_busy.push((t + hit_oh, t + hit_oh + sent));
+                self.bus_busy.push((t, t + hit_oh + sent));
                 t + hit_oh + sent
             };
             if self.p.cache.readahead_on_idle_hit && self.limits.contread > 0 {
@@ -569,7 +567,7 @@ impl Hdd {
         if self.p.cache.read_any_free_blocks && first == lba {
             self.read_free_blocks(seg, lba, a.first_wait_ns);
         }
-        let bus_end = self.send(command, n, connect, free_bus, watermark, &costs, completion);
+        let bus_end = self.send(command, n, connect, watermark, &costs, completion);
         self.start_readahead(seg, lba, n, a.end_ns, bus_end);
         (bus_end + completion, a.seek_cyl as u64, false)
     }
@@ -591,10 +589,9 @@ impl Hdd {
         self.spans.clear();
         let immed = self.p.cache.immed_read;
         let a = self.mech.read(&self.p.layout, lba, n, start, 0.0, immed, &mut self.spans);
-        let disconnect = t + miss_oh + costs.disconnect_ns;
         let watermark = self.read_watermark(n);
-        let free_bus = disconnect.max(self.bus_idle_ns);
-        let bus_end = self.send((t, disconnect), n, None, free_bus, watermark, costs, completion);
+        let bus_end =
+            self.send((t, t + miss_oh + costs.disconnect_ns), n, None, watermark, costs, completion);
         self.arm_free_ns = a.end_ns;
         (bus_end + completion, a.seek_cyl as u64, false)
     }
@@ -602,33 +599,28 @@ impl Hdd {
     /// Sends the blocks of a read ([`bus::send`] on the spans) and notes
     /// when it holds the bus: its `command` phase, from its arrival through
     /// its command overhead to `connect` (a hit sent at once) or to its
-    /// disconnect (`command.1`), then while it sends, and for its
-    /// completion; returns when the last block has crossed. A read that
-    /// waited in the queue arrived while another held the drive: its command
-    /// phase lies in the past, and ends at its disconnect, not when the bus
-    /// is next free for its data (`free_bus`).
-    #[allow(clippy::too_many_arguments)]
+    /// disconnect (`command.1`), then while it sends (disconnected, from when
+    /// both its disconnect and the last command's use of the bus are over),
+    /// and for its completion; returns when the last block has crossed. A
+    /// read that waited in the queue arrived while another held the drive:
+    /// its command phase lies in the past, and ends at its disconnect, not
+    /// when the bus is next free for its data.
     fn send(
         &mut self,
         command: (f64, f64),
         n: u64,
         connect: Option<f64>,
-        free_bus: f64,
         watermark: u64,
         costs: &BusCosts,
         completion: f64,
     ) -> f64 {
-        self.hold_command(command.0, connect.unwrap_or(command.1));
+        // the bus is the drive's from the command's arrival, as DiskSim's
+        // drive is connected until it disconnects
+        self.bus_busy.push((command.0, connect.unwrap_or(command.1)));
+        let free_bus = command.1.max(self.bus_idle_ns);
         let end = bus::send(&self.spans, n, connect, free_bus, watermark, costs, &mut self.bus_busy);
         self.bus_busy.push((end, end + completion));
         end
-    }
-
-    /// The command phase, from the command's arrival `from` to the end of
-    /// its overhead (and a disconnect) `to`: the bus is the drive's then,
-    /// as DiskSim's drive is connected until it disconnects.
-    fn hold_command(&mut self, from: f64, to: f64) {
-        self.bus_busy.push((from, to));
     }
 
     /// Whether a command waits in the drive's queue at `at` (the end of a
@@ -739,11 +731,10 @@ impl Hdd {
         // write-back write's completion); a write-through write disconnects
         // after its data and reconnects to complete
         if held_until > t {
-            self.hold_command(t, t + oh + disconnect);
+            self.bus_busy.push((t, t + oh + disconnect));
             self.bus_busy.push((bus_start - reconnect - prep, bus_end));
         } else {
-            self.hold_command(t, t + oh);
-            self.bus_busy.push((t + oh, bus_end));
+            self.bus_busy.push((t, bus_end));
         }
         let min_buffered = self.write_min_buffered(n);
         let mech_start = (mech_at + stop_wait).max(self.arm_free_ns);
