@@ -230,6 +230,12 @@ struct DiskAcc {
     seek_cyl: u64,
     cache_hits: u64,
     outstanding: u32,
+    /// The completion of the request the disk started last.
+    last_done_ns: TimeNs,
+    /// A request whose completion the drive moved ([`Device::take_moved`]):
+    /// its tag and its one valid completion; the events scheduled for it
+    /// before are stale.
+    moved: Option<(u32, TimeNs)>,
 }
 
 /// Everything but the readahead policies (kept apart so a policy can be
@@ -1043,6 +1049,7 @@ impl Engine {
                     if let Some(s) = self.devices[disk as usize].submit(id, &req, now) {
                         self.started(disk, s);
                     }
+                    self.moved(disk);
                     if self.io_log.is_some() {
                         let r = *self.block.req(id);
                         let ev = if write { IoEvent::DiskWriteDispatch } else { IoEvent::DiskDispatch };
@@ -1067,7 +1074,21 @@ impl Engine {
         acc.busy_ns += s.service.done_ns - s.start_ns;
         acc.seek_cyl += s.service.seek_distance_cyl;
         acc.cache_hits += s.service.cache_hit as u64;
+        acc.last_done_ns = s.service.done_ns;
         self.events.schedule(s.service.done_ns, Ev::DiskDone(s.id));
+    }
+
+    /// A request handed to a disk may have moved the completion of the one
+    /// it serves (a drive's bus taken by the arriving command): schedule it
+    /// again; [`Engine::disk_done`] drops the event scheduled before.
+    fn moved(&mut self, disk: u32) {
+        if let Some((id, done_ns)) = self.devices[disk as usize].take_moved() {
+            let acc = &mut self.disk_acc[disk as usize];
+            acc.busy_ns += done_ns - acc.last_done_ns;
+            acc.last_done_ns = done_ns;
+            acc.moved = Some((id, done_ns));
+            self.events.schedule(done_ns, Ev::DiskDone(id));
+        }
     }
 
     /// A disk request completed: finish the I/Os whose last part it was.
@@ -1075,6 +1096,15 @@ impl Engine {
         let now = self.events.now_ns();
         let r = *self.block.req(id);
         let disk = r.disk;
+        if let Some((moved, done_ns)) = self.disk_acc[disk as usize].moved {
+            if moved == id {
+                if done_ns != now {
+                    // the completion the drive moved later: it comes then
+                    return;
+                }
+                self.disk_acc[disk as usize].moved = None;
+            }
+        }
         self.disk_acc[disk as usize].outstanding -= 1;
         if let Some(s) = self.devices[disk as usize].complete(now) {
             self.started(disk, s);

@@ -158,6 +158,11 @@ fn open_loop_done_ns(hdd: &mut Hdd, reqs: &[(u64, u64, u32)]) -> Vec<u64> {
         if let Some(s) = hdd.submit(i as u32, &req, now) {
             *running = Some((s.id, s.service.done_ns));
         }
+        // a command reaching the drive while a read sends moves its completion
+        if let Some(moved) = hdd.take_moved() {
+            assert_eq!(running.map(|r| r.0), Some(moved.0));
+            *running = Some(moved);
+        }
     };
     while done < reqs.len() {
         let arrival = reqs.get(next).map_or(u64::MAX, |r| r.0);
@@ -391,12 +396,15 @@ fn queued_streams(n: usize, gap_ns: u64, run: usize, span: u64) -> Vec<(u64, u64
 /// conversion, `dm_mech_g1_seek_init`, is marked deprecated and unported):
 /// its "1.0 / 8.5 / 17.0 ms" curve seeks 540 cylinders in 4.7 ns, and its
 /// mean on this load with the datasheet file as it is comes out at 6.46
-/// ms. DiskSim completes 3757280 before 3757248 (reads 7 and 6), the model
-/// the other way round, 0.6 ms sooner: read 8 reaches DiskSim's drive while
-/// read 6 is sending its blocks as they come off the media, and takes the
-/// bus for its command overhead (0.3 ms), so read 6's last 12 blocks wait
-/// and go after read 7. The model fixes a command's use of the bus when it
-/// starts: a command arriving later waits for the bus, never the reverse.
+/// ms. Read 8 reaches the drive while read 6 is sending its blocks as they
+/// come off the media, and takes the bus for its command overhead (0.3
+/// ms): read 6's last 12 blocks wait for it, in DiskSim and in the model.
+/// DiskSim then sends read 7 (which has taken the read-ahead over, its
+/// blocks all in) before them, and completes 3757280 before 3757248; the
+/// model sends read 6's blocks first (it serves one command at a time) and
+/// completes both 0.3 ms sooner. DiskSim's choice is its bus queue's order
+/// (`disk_select_bus_request` ranks the request that owns the read-ahead
+/// above the one in service), not modelled.
 const DISKSIM_QUEUED_STREAMS_DONE_MS: [f64; 16] = [
     4.775389, 4.964932, 6.253767, 8.275114, 14.293716, 14.483259, 15.276847, 15.256367, 20.926161, 21.027983,
     21.217526, 21.407077, 27.649688, 27.839231, 28.028774, 28.218325,
@@ -410,19 +418,22 @@ fn a_read_served_from_the_queue_held_the_bus_only_for_its_own_command_phase() {
     // the bus was next free for its data, so the commands issued after it —
     // long at the drive — were moved behind it: they stopped the read-ahead
     // of the read after it and lost revolutions (read 8 completed at 120.8 ms
-    // against DiskSim's 20.9; mean 149.3 ms against 10.25)
+    // against DiskSim's 20.9; mean 149.3 ms against 10.25). Until commands
+    // arriving while a read sends took the bus, read 8 completed 0.09 ms
+    // before DiskSim's too
     let p = prefetchlab::device::presets::preset("barracuda-7200.10").unwrap().unwrap();
     let mut hdd = Hdd::with_start(p, true, Start::Index, Rng::new(1));
     let reqs = queued_streams(200, 3_000_000, 4, 4_000_000);
     let done_ns = open_loop_done_ns(&mut hdd, &reqs);
     let mean_ms = done_ns.iter().zip(&reqs).map(|(d, r)| d - r.0).sum::<u64>() as f64 / 200.0 / 1e6;
     println!("queued streams: prefetchlab {mean_ms:.4} ms, DiskSim {DISKSIM_QUEUED_STREAMS_MEAN_MS:.4} ms");
-    // measured: the first 16 within 1 µs but DiskSim's reordered two and the
-    // read after them (0.09 ms); the mean 0.4 % under DiskSim's
+    // measured: the first 16 within 1 µs but the two DiskSim sends in the
+    // other order (see DISKSIM_QUEUED_STREAMS_DONE_MS); the mean 0.1 % under
+    // DiskSim's
     let off: Vec<usize> = (0..16)
         .filter(|&i| (done_ns[i] as f64 / 1e6 - DISKSIM_QUEUED_STREAMS_DONE_MS[i]).abs() > 0.002)
         .collect();
-    assert_eq!(off, vec![6, 7, 8], "{:?}", &done_ns[..16]);
+    assert_eq!(off, vec![6, 7], "{:?}", &done_ns[..16]);
     assert!((mean_ms - DISKSIM_QUEUED_STREAMS_MEAN_MS).abs() < 0.01 * DISKSIM_QUEUED_STREAMS_MEAN_MS);
 }
 
@@ -431,27 +442,34 @@ fn a_read_served_from_the_queue_held_the_bus_only_for_its_own_command_phase() {
 /// fill and the host queues the rest: on the `barracuda-7200.10` file above
 /// and on `wd10evvs`'s, made the same way (its description completed from
 /// `barracuda.diskspecs`, its curve as an extracted seek file).
-const DISKSIM_SATURATED_MS: [(&str, (u64, usize, u64), f64); 4] = [
+const DISKSIM_SATURATED_MS: [(&str, (u64, usize, u64), f64); 6] = [
     ("barracuda-7200.10", (3_000_000, 1, 400_000_000), 526.708443),
     ("barracuda-7200.10", (2_000_000, 8, 400_000_000), 87.750880),
+    ("barracuda-7200.10", (1_500_000, 4, 4_000_000), 70.047460),
     ("wd10evvs", (3_000_000, 1, 400_000_000), 502.138831),
     ("wd10evvs", (3_000_000, 4, 4_000_000), 15.571748),
+    ("wd10evvs", (1_000_000, 16, 100_000_000), 47.974262),
 ];
 
 #[test]
 fn a_full_command_queue_serves_as_disksim_does() {
     // random reads (every read a new place) over the first 200 GB, streams
     // of eight there, streams of four over 2 GB: the drive picks by SPTF
-    // among its 32 commands, the host holds the rest. Measured: 526.70 ms
-    // (random, 0.001 %), 87.49 (0.3 %); wd10evvs 504.10 (0.4 %; 502.13 on
-    // the completed file, whose sampled seek curve is linear between its
-    // points), 15.51 (0.4 %). Not here: heavier sequential loads, where the two part by
-    // 5-25 % either way — barracuda-7200.10, streams of four 0-1.5 ms apart
-    // over 2 GB: DiskSim 70.0 ms, the model 58.2; wd10evvs, streams of 16
-    // 0-1 ms apart over 50 GB: DiskSim 48.0, the model 60.2 — and agree
-    // within 0.1 % with a 0.1 ms read-miss overhead in both (52.99; 46.23
-    // against 46.20): the commands' command phases on the bus while other
-    // reads send (see DISKSIM_QUEUED_STREAMS_DONE_MS), not traced further.
+    // among its 32 commands, the host holds the rest, and hands the drive
+    // the next at each completion. Measured: 526.71 ms (random, 0.001 %),
+    // 87.74 (0.01 %), 70.03 (0.02 %); wd10evvs 504.10 (0.4 %; 502.13 on the
+    // completed file, whose sampled seek curve is linear between its
+    // points), 15.55 (0.1 %), 47.97 (0.01 %). Each command reaching the
+    // drive while it is busy takes the bus for its command phase (0.3 ms
+    // read-miss overhead), and a read sending meanwhile waits for it; the
+    // command the host hands over as a completion is reported takes the bus
+    // before the command the drive starts from its queue sends anything.
+    // Without these rules the model gave 58.21 ms against DiskSim's 70.05 on
+    // the streams of four over 2 GB, 60.20 against 47.97 on the streams of
+    // 16. Not here: wd10evvs, streams of eight 0-1 ms apart over 50 GB, 149.0
+    // against DiskSim's 144.0 (3.4 %; 164.3 without the rules), where
+    // DiskSim's bus queue sends a stream's next read before the rest of the
+    // read in service (see DISKSIM_QUEUED_STREAMS_DONE_MS).
     let mut failures = Vec::new();
     for (drive, (gap_ns, run, span), ds) in DISKSIM_SATURATED_MS {
         let p = prefetchlab::device::presets::preset(drive).unwrap().unwrap();

@@ -92,3 +92,35 @@ fn metadata_served_by_the_array_cache_does_not_strand_reads() {
         assert!(r.metrics.array_cache_hit_ratio > 0.0);
     }
 }
+
+/// Drives that queue commands move a completion they have reported when a
+/// command reaching them takes the bus while a read sends its blocks
+/// (`Device::take_moved`): the engine drops the completion it scheduled
+/// first and finishes the request once, at the moved time.
+#[test]
+fn a_completion_the_drive_moves_finishes_its_request_once() {
+    let toml = "[array]\nlayout='raid0'\ndisks=2\nstrip='64KiB'\n[disk]\nmodel='barracuda-7200.10'\nqueue_depth=32\n\
+                [workload]\nstreams=48\nrecord='16KiB'\nfile_size='2MiB'\ndirect=true\n[output]\nio_log=true";
+    let r = simulate(&Config::from_toml(toml, &[]).unwrap()).unwrap();
+    let m = &r.metrics;
+    assert_eq!(m.bytes_read, (48 * 2) << 20);
+    assert!(m.disk_utilization <= 1.0, "{m:?}");
+    let log = r.io_log.expect("io_log requested");
+    use prefetchlab::metrics::IoEvent;
+    // in time order, each request dispatched completes once before its tag
+    // is dispatched again, and no tag completes that is not out
+    let mut out = std::collections::HashSet::new();
+    let (mut dispatched, mut completed) = (0u64, 0u64);
+    for i in 0..log.len() {
+        let key = (log.disk[i], log.issued[i]);
+        if log.event[i] == IoEvent::DiskDispatch as u8 {
+            assert!(out.insert(key), "dispatched while out: {key:?}");
+            dispatched += 1;
+        } else if log.event[i] == IoEvent::DiskComplete as u8 {
+            assert!(out.remove(&key), "completed twice or never dispatched: {key:?} at {}", log.time_ns[i]);
+            completed += 1;
+        }
+    }
+    assert!(out.is_empty());
+    assert_eq!((dispatched, completed), (m.disk_requests, m.disk_requests));
+}

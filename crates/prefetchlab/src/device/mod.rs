@@ -68,6 +68,14 @@ pub trait Device {
     fn complete(&mut self, _now: TimeNs) -> Option<Started> {
         None
     }
+    /// A completion already reported (by [`Device::submit`] or
+    /// [`Device::complete`]) that a later [`Device::submit`] moved later:
+    /// the request's tag and its new completion time. A drive whose bus an
+    /// arriving command takes for its command overhead sends the read in
+    /// service around it (DiskSim's rule). Taken once.
+    fn take_moved(&mut self) -> Option<(u32, TimeNs)> {
+        None
+    }
     /// Capacity in 512-byte sectors.
     fn capacity_sectors(&self) -> u64;
     /// A position key for an LBA (the cylinder on an HDD, the LBA elsewhere):
@@ -109,6 +117,13 @@ impl Device for AnyDevice {
             AnyDevice::Hdd(d) => d.complete(now),
             AnyDevice::Ssd(d) => d.complete(now),
             AnyDevice::Net(d) => d.complete(now),
+        }
+    }
+    #[inline]
+    fn take_moved(&mut self) -> Option<(u32, TimeNs)> {
+        match self {
+            AnyDevice::Hdd(d) => d.take_moved(),
+            AnyDevice::Ssd(_) | AnyDevice::Net(_) => None,
         }
     }
     fn capacity_sectors(&self) -> u64 {

@@ -36,7 +36,13 @@ pub struct BusCosts {
 /// block has crossed the bus, and appends to `busy` the stretches the drive
 /// holds the bus for it from `connect_ns` (or its first reconnection) on:
 /// connected, no other command can reach the drive (DiskSim's bus is the
-/// drive's until it disconnects).
+/// drive's until it disconnects). `blocked` (in time order, disjoint) are
+/// the command phases of commands that reached the drive meanwhile: each
+/// held the bus for its command overhead, so the drive reconnects after it
+/// (DiskSim's `disk_request_arrive` takes the bus for an arriving command).
+/// `marks` gets, for each stretch the drive connects for, the blocks sent
+/// before it: where [`resend`] takes the sending up again.
+#[allow(clippy::too_many_arguments)]
 pub fn send(
     spans: &[Span],
     n: u64,
@@ -44,43 +50,114 @@ pub fn send(
     free_ns: f64,
     watermark: u64,
     c: &BusCosts,
+    blocked: &[(f64, f64)],
     busy: &mut Vec<(f64, f64)>,
+    marks: &mut Vec<u64>,
 ) -> f64 {
     if n == 0 || spans.is_empty() {
         return connect_ns.unwrap_or(free_ns);
     }
     let w = watermark.max(1);
-    let x = c.xfer_ns;
-    if x == 0.0 && (c.hold || (w == 1 && c.disconnect_ns == 0.0 && c.reconnect_ns == 0.0)) {
+    if instant(c, w) {
         // an instant bus that costs nothing to come back to (or never
         // leaves): each block crosses as it comes in
         let last = spans.iter().map(|s| s.ready_ns(s.end() - 1)).fold(f64::NEG_INFINITY, f64::max);
         let first = match connect_ns {
             Some(t) => t,
-            None => free_ns.max(ready_at(spans, 0, 0, w.min(n) - 1)) + c.reconnect_ns,
+            None => clear_of(blocked, free_ns.max(ready_at(spans, 0, 0, w.min(n) - 1))) + c.reconnect_ns,
         };
-        let end = first.max(last);
+        // a block that comes in while an arriving command holds the bus
+        // crosses when it lets go (never while holding: none can arrive)
+        let end = if first >= last || c.hold { first.max(last) } else { clear_of(blocked, last) };
         // holding the bus, it is the drive's to the end; else only for the
         // instant of each crossing, which no command can fall into
         if c.hold {
             busy.push((first - c.reconnect_ns, end));
+            marks.push(0);
         }
         return end;
     }
+    let t = connect_ns.unwrap_or(free_ns);
+    sweep(spans, n, 0, t, connect_ns.is_some(), w, c, blocked, busy, marks, None)
+}
+
+/// Whether [`send`] takes the instant bus's shortcut (no stretches but
+/// with `hold`: it cannot be taken up again part way).
+pub fn instant(c: &BusCosts, watermark: u64) -> bool {
+    c.xfer_ns == 0.0 && (c.hold || (watermark.max(1) == 1 && c.disconnect_ns == 0.0 && c.reconnect_ns == 0.0))
+}
+
+/// A sending planned before: its stretches and marks from some connection
+/// on, and the time its last block crossed.
+pub type OldPlan<'a> = (&'a [(f64, f64)], &'a [u64], f64);
+
+/// [`send`] taken up again where `sent` blocks have crossed and the bus is
+/// the drive's to take from `free_ns` (a new command phase in `blocked`
+/// since): until it meets again the sending planned before, `old` (the
+/// stretches and marks from there on, and the end they came to), whose rest
+/// it then keeps. Not for an instant bus ([`instant`]).
+#[allow(clippy::too_many_arguments)]
+pub fn resend(
+    spans: &[Span],
+    n: u64,
+    sent: u64,
+    free_ns: f64,
+    watermark: u64,
+    c: &BusCosts,
+    blocked: &[(f64, f64)],
+    busy: &mut Vec<(f64, f64)>,
+    marks: &mut Vec<u64>,
+    old: OldPlan,
+) -> f64 {
+    sweep(spans, n, sent, free_ns, false, watermark.max(1), c, blocked, busy, marks, Some(old))
+}
+
+/// The sending from `sent` blocks on, the bus next free at `t` (connected
+/// or not); see [`send`] and [`resend`].
+#[allow(clippy::too_many_arguments)]
+fn sweep(
+    spans: &[Span],
+    n: u64,
+    mut sent: u64,
+    mut t: f64,
+    mut connected: bool,
+    w: u64,
+    c: &BusCosts,
+    blocked: &[(f64, f64)],
+    busy: &mut Vec<(f64, f64)>,
+    marks: &mut Vec<u64>,
+    old: Option<OldPlan>,
+) -> f64 {
+    let x = c.xfer_ns;
     // sent: blocks sent so far; t: when the bus is next free (connected)
-    let mut sent = 0u64;
-    let mut connected = connect_ns.is_some();
-    let mut t = connect_ns.unwrap_or(free_ns);
     let mut since = t; // the current connection began then
-    let mut si = 0usize; // span holding block `sent`
-    let mut off = 0u64; // offset of block `sent` in spans[si]
+    let mut mark = sent; // blocks sent before it
+                         // the span holding block `sent`, and its offset there
+    let (mut si, mut off) = (0usize, sent);
+    while si < spans.len() && off >= spans[si].count {
+        off -= spans[si].count;
+        si += 1;
+    }
+    let mut oi = 0usize; // the first old stretch not begun before `since`
     while sent < n {
         if !connected {
             // reconnect once `w` more blocks (or all the rest) are in
             let target = (sent + w).min(n) - 1;
-            since = t.max(ready_at(spans, si, off, target - sent));
+            since = clear_of(blocked, t.max(ready_at(spans, si, off, target - sent)));
+            if let Some((stretches, old_marks, end)) = old {
+                // met the old sending again: the rest is as planned
+                while oi < stretches.len() && stretches[oi].0 < since {
+                    oi += 1;
+                }
+                if oi < old_marks.len() && stretches[oi].0 == since && old_marks[oi] == sent {
+                    busy.extend_from_slice(&stretches[oi..]);
+                    marks.extend_from_slice(&old_marks[oi..]);
+                    return end;
+                }
+            }
             t = since + c.reconnect_ns;
             connected = true;
+            mark = sent;
         }
         let s = &spans[si];
         let i = s.lba + off;
@@ -92,6 +169,7 @@ pub fn send(
             } else {
                 t += c.disconnect_ns;
                 busy.push((since, t));
+                marks.push(mark);
                 connected = false;
                 continue;
             }
@@ -118,7 +196,25 @@ pub fn send(
         }
     }
     busy.push((since, t));
+    marks.push(mark);
     t
+}
+
+/// `t`, or the end of the stretches of `blocked` (in time order, disjoint)
+/// it falls in, one after another.
+pub fn clear_of(blocked: &[(f64, f64)], t: f64) -> f64 {
+    let mut i = blocked.partition_point(|&(from, _)| from <= t).saturating_sub(1);
+    let mut a = t;
+    while let Some(&(from, to)) = blocked.get(i) {
+        if from > a {
+            break;
+        }
+        if a < to {
+            a = to;
+        }
+        i += 1;
+    }
+    a
 }
 
 /// When the block `ahead` blocks after (span `si`, offset `off`) is in.
@@ -147,7 +243,7 @@ mod tests {
     fn a_slow_bus_is_the_bottleneck_after_the_first_block() {
         // media 1 per 10, bus 1 per 15: block 0 in at 10, sent by 25, …
         let c = BusCosts { xfer_ns: 15.0, ..Default::default() };
-        let t = send(&[span(0, 10, 0.0, 10.0)], 10, None, 0.0, 1, &c, &mut Vec::new());
+        let t = send(&[span(0, 10, 0.0, 10.0)], 10, None, 0.0, 1, &c, &[], &mut Vec::new(), &mut Vec::new());
         assert_eq!(t, 10.0 + 10.0 * 15.0);
     }
 
@@ -158,7 +254,7 @@ mod tests {
         // (+2) and wait for 4 more: block 7 in at 80 → 85, send 8..: ...
         let c = BusCosts { xfer_ns: 1.0, disconnect_ns: 2.0, reconnect_ns: 5.0, hold: false };
         let mut busy = Vec::new();
-        let t = send(&[span(0, 8, 0.0, 10.0)], 8, None, 0.0, 4, &c, &mut busy);
+        let t = send(&[span(0, 8, 0.0, 10.0)], 8, None, 0.0, 4, &c, &[], &mut busy, &mut Vec::new());
         // first connection: at 45 sends blocks 0..3 (49); block 4 in at 50 > 49:
         // disconnect 51; reconnect when block 7 in (80) + 5 = 85; sends 4..7 → 89
         assert_eq!(t, 89.0);
@@ -166,18 +262,33 @@ mod tests {
         assert_eq!(busy, [(40.0, 51.0), (80.0, 89.0)]);
         // with no overheads and watermark 1 the last block leaves as it comes in
         let z = BusCosts { xfer_ns: 1.0, ..Default::default() };
-        assert_eq!(send(&[span(0, 8, 0.0, 10.0)], 8, None, 0.0, 1, &z, &mut Vec::new()), 81.0);
+        assert_eq!(
+            send(&[span(0, 8, 0.0, 10.0)], 8, None, 0.0, 1, &z, &[], &mut Vec::new(), &mut Vec::new()),
+            81.0
+        );
         // an instant bus: the last block crosses the moment it is in
         let i = BusCosts::default();
-        assert_eq!(send(&[span(0, 8, 0.0, 10.0)], 8, None, 0.0, 1, &i, &mut Vec::new()), 80.0);
-        assert_eq!(send(&[span(0, 8, 0.0, 10.0)], 8, Some(95.0), 0.0, 1, &i, &mut Vec::new()), 95.0);
+        assert_eq!(
+            send(&[span(0, 8, 0.0, 10.0)], 8, None, 0.0, 1, &i, &[], &mut Vec::new(), &mut Vec::new()),
+            80.0
+        );
+        assert_eq!(
+            send(&[span(0, 8, 0.0, 10.0)], 8, Some(95.0), 0.0, 1, &i, &[], &mut Vec::new(), &mut Vec::new()),
+            95.0
+        );
         // holding the bus: reconnect once, at the watermark, then wait
         let h = BusCosts { reconnect_ns: 5.0, hold: true, ..Default::default() };
         let mut busy = Vec::new();
-        assert_eq!(send(&[span(0, 8, 0.0, 10.0)], 8, None, 0.0, 4, &h, &mut busy), 80.0);
+        assert_eq!(
+            send(&[span(0, 8, 0.0, 10.0)], 8, None, 0.0, 4, &h, &[], &mut busy, &mut Vec::new()),
+            80.0
+        );
         // held from the reconnection (block 3 in at 40) to the last block
         assert_eq!(busy, [(40.0, 80.0)]);
-        assert_eq!(send(&[span(0, 2, 0.0, 10.0)], 2, None, 0.0, 4, &h, &mut Vec::new()), 25.0);
+        assert_eq!(
+            send(&[span(0, 2, 0.0, 10.0)], 2, None, 0.0, 4, &h, &[], &mut Vec::new(), &mut Vec::new()),
+            25.0
+        );
     }
 
     #[test]
@@ -185,7 +296,7 @@ mod tests {
         let c = BusCosts { xfer_ns: 2.0, ..Default::default() };
         // all 5 blocks already in
         let mut busy = Vec::new();
-        let t = send(&[span(100, 5, 0.0, 0.0)], 5, Some(30.0), 0.0, 1, &c, &mut busy);
+        let t = send(&[span(100, 5, 0.0, 0.0)], 5, Some(30.0), 0.0, 1, &c, &[], &mut busy, &mut Vec::new());
         assert_eq!(t, 40.0);
         assert_eq!(busy, [(30.0, 40.0)]);
     }

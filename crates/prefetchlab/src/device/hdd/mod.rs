@@ -42,6 +42,20 @@
 //!   commands still behind the bus are not queued at the drive (they do not
 //!   stop the read-ahead). A command already at the drive sends nothing
 //!   before the one in service has let go of the bus for the last time.
+//! * A command that reaches the drive while it is busy holds the bus for
+//!   its command phase (the read-miss, or write, overhead and the
+//!   disconnect), as DiskSim's `disk_request_arrive` does: a read in
+//!   service that is sending its blocks reconnects after it, so its
+//!   completion moves later ([`super::Device::take_moved`]). A command the
+//!   host issues as a completion is reported reaches the drive then, before
+//!   the command the drive starts from its queue sends anything (DiskSim's
+//!   order of events at that instant), unless that command itself reached
+//!   the drive only then (a hit sent at once holds the bus first). Only a
+//!   read's sending is moved: a write, or a whole hit waiting behind a
+//!   write-back write, keeps the bus use planned when it started. DiskSim's
+//!   bus queue may send a read that has taken the read-ahead over before the
+//!   rest of the read in service; the model serves one command at a time
+//!   (`tests/disk_queue.rs`).
 //! * `Preseeking level`: without preseeking (0, every shipped file) a read
 //!   keeps the arm until it has completed, as DiskSim keeps its HDA, so a
 //!   read queued behind it, even the next one of a sequential stream, seeks
@@ -180,13 +194,57 @@ pub struct Hdd {
     /// The previous command's last use of the bus ended then: a command
     /// that reached the drive before sends nothing until then.
     bus_idle_ns: f64,
+    /// The command phases of the commands that reached the drive while it
+    /// was busy (time order, disjoint): each held the bus for its command
+    /// overhead and disconnect when it arrived (DiskSim's
+    /// `disk_request_arrive`), so a read sending meanwhile reconnects after
+    /// it. Kept while they can still be in the way.
+    arrived: Vec<(f64, f64)>,
+    /// How the read in service sends its blocks, to plan it again when a
+    /// command reaching the drive takes the bus ([`SendPlan`]), with the
+    /// blocks sent before each of its connections ([`bus::send`]'s marks),
+    /// and room to keep the old plan's rest while it is planned again.
+    plan: Option<SendPlan>,
+    marks: Vec<u64>,
+    old_busy: Vec<(f64, f64)>,
+    old_marks: Vec<u64>,
+    /// The command in service's tag, and a completion of it that a command
+    /// reaching the drive has moved, not yet taken by the host.
+    in_service: u32,
+    moved: Option<(u32, TimeNs)>,
     /// The last completion, exact and as reported to the host.
     t_done: f64,
     done_ns: TimeNs,
+    /// When the command in service was waiting in the queue when the last
+    /// one completed: that completion, exact and as reported.
+    made_way: Option<(f64, TimeNs)>,
+    /// When the command in service reached the drive.
+    arrived_at: f64,
     xfer_read_ns: f64,
     xfer_write_ns: f64,
     /// The drive's command queue and what it holds.
     pub queue: queue::DriveQueue,
+}
+
+/// How the read in service sends its blocks ([`bus::send`]'s arguments),
+/// kept to send them again around a command that reaches the drive
+/// meanwhile.
+#[derive(Debug, Clone, Copy)]
+struct SendPlan {
+    command: (f64, f64),
+    n: u64,
+    connect: Option<f64>,
+    watermark: u64,
+    costs: BusCosts,
+    completion: f64,
+    /// Where its stretches begin in `bus_busy`, and the first of its
+    /// connections for its data (after its command phase).
+    from: usize,
+    data_from: usize,
+    /// When the bus was first the drive's to take for its data.
+    free_bus_ns: f64,
+    /// When its last block has crossed.
+    end_ns: f64,
 }
 
 /// The parameters of the drive `model` names (a preset, or a path to a
@@ -267,8 +325,17 @@ impl Hdd {
             last_was_write: false,
             bus_busy: Vec::with_capacity(8),
             bus_idle_ns: 0.0,
+            arrived: Vec::with_capacity(8),
+            plan: None,
+            marks: Vec::with_capacity(64),
+            old_busy: Vec::with_capacity(64),
+            old_marks: Vec::with_capacity(64),
+            in_service: u32::MAX,
+            moved: None,
             t_done: 0.0,
             done_ns: 0,
+            made_way: None,
+            arrived_at: 0.0,
             last_lba: 0,
             xfer_read_ns: p.xfer_read_ms.max(0.0) * MS,
             xfer_write_ns: p.xfer_write_ms.max(0.0) * MS,
@@ -333,6 +400,9 @@ impl Hdd {
         let t = t + self.oh(self.p.overheads.per_request);
         self.bus_idle_ns = self.bus_busy.last().map_or(0.0, |b| b.1);
         self.bus_busy.clear();
+        self.plan = None;
+        let idle = self.bus_idle_ns;
+        self.arrived.retain(|p| p.1 > idle);
         let r = if let AccessTime::Constant { ms } = self.p.access {
             (t.max(hda_free) + ms * MS, 0, false)
         } else if req.write {
@@ -614,13 +684,141 @@ impl Hdd {
         costs: &BusCosts,
         completion: f64,
     ) -> f64 {
+        let mut plan = SendPlan {
+            command,
+            n,
+            connect,
+            watermark,
+            costs: *costs,
+            completion,
+            from: self.bus_busy.len(),
+            data_from: 0,
+            free_bus_ns: 0.0,
+            end_ns: 0.0,
+        };
+        plan.end_ns = self.send_as(&mut plan);
+        self.plan = Some(plan);
+        plan.end_ns
+    }
+
+    /// [`Hdd::send`] by `plan`, the commands that reached the drive
+    /// meanwhile taking the bus in their turn.
+    fn send_as(&mut self, plan: &mut SendPlan) -> f64 {
         // the bus is the drive's from the command's arrival, as DiskSim's
         // drive is connected until it disconnects
-        self.bus_busy.push((command.0, connect.unwrap_or(command.1)));
-        let free_bus = command.1.max(self.bus_idle_ns);
-        let end = bus::send(&self.spans, n, connect, free_bus, watermark, costs, &mut self.bus_busy);
-        self.bus_busy.push((end, end + completion));
+        let command = plan.command;
+        self.bus_busy.push((command.0, plan.connect.unwrap_or(command.1)));
+        plan.free_bus_ns = command.1.max(self.bus_idle_ns);
+        plan.data_from = self.bus_busy.len();
+        self.marks.clear();
+        let end = bus::send(
+            &self.spans,
+            plan.n,
+            plan.connect,
+            plan.free_bus_ns,
+            plan.watermark,
+            &plan.costs,
+            &self.arrived,
+            &mut self.bus_busy,
+            &mut self.marks,
+        );
+        self.bus_busy.push((end, end + plan.completion));
         end
+    }
+
+    /// A command reached the drive at `at`, while it was busy: it holds the
+    /// bus for its command phase, and the read in service, if it still has
+    /// blocks to send after `at`, sends them around it; its completion moves
+    /// (reported through [`super::Device::take_moved`]).
+    fn arrives_busy(&mut self, req: &DiskRequest, at: f64) {
+        let from = at + self.oh(self.p.overheads.per_request);
+        let phase = (from, from + self.command_phase_ns(req));
+        if phase.1 <= phase.0 {
+            return;
+        }
+        self.arrived.push(phase);
+        let Some(mut plan) = self.plan else { return };
+        if plan.end_ns + plan.completion <= phase.0 {
+            return;
+        }
+        // the read's bus use moves only if one of its connections would
+        // begin during the phase (none is under way when it arrives); it is
+        // planned again from that connection until it meets the old plan
+        let k = plan.from + self.bus_busy[plan.from..].partition_point(|s| s.0 < phase.0);
+        if self.bus_busy.get(k).is_none_or(|s| s.0 >= phase.1) {
+            return;
+        }
+        let old_end = plan.end_ns;
+        let connections = plan.data_from..plan.data_from + self.marks.len();
+        if bus::instant(&plan.costs, plan.watermark) {
+            self.bus_busy.truncate(plan.from);
+            plan.end_ns = self.send_as(&mut plan);
+        } else if connections.contains(&k) {
+            let j = k - plan.data_from;
+            let sent = self.marks[j];
+            let free = if k == plan.data_from { plan.free_bus_ns } else { self.bus_busy[k - 1].1 };
+            self.old_busy.clear();
+            self.old_busy.extend_from_slice(&self.bus_busy[k..connections.end]);
+            self.old_marks.clear();
+            self.old_marks.extend_from_slice(&self.marks[j..]);
+            self.bus_busy.truncate(k);
+            self.marks.truncate(j);
+            plan.end_ns = bus::resend(
+                &self.spans,
+                plan.n,
+                sent,
+                free,
+                plan.watermark,
+                &plan.costs,
+                &self.arrived,
+                &mut self.bus_busy,
+                &mut self.marks,
+                (&self.old_busy, &self.old_marks, old_end),
+            );
+            self.bus_busy.push((plan.end_ns, plan.end_ns + plan.completion));
+        } else {
+            // only its completion begins during the phase: it follows its
+            // last block, connected
+            return;
+        }
+        self.plan = Some(plan);
+        if self.ra.cap.until_ns == old_end {
+            self.ra.cap.until_ns = plan.end_ns;
+        }
+        let done = (plan.end_ns + plan.completion).max(self.t_done);
+        let done_ns = (done.ceil() as TimeNs).max(self.done_ns);
+        self.t_done = done;
+        if done_ns != self.done_ns {
+            self.done_ns = done_ns;
+            self.moved = Some((self.in_service, done_ns));
+        }
+    }
+
+    /// How long a command arriving while the drive is busy holds the bus:
+    /// DiskSim's command overhead and disconnect (`disk_read_arrive`,
+    /// `disk_write_arrive`), chosen by the last command's direction.
+    fn command_phase_ns(&self, req: &DiskRequest) -> f64 {
+        if let AccessTime::Constant { .. } = self.p.access {
+            return 0.0;
+        }
+        let ov = &self.p.overheads;
+        let ms = if !req.write {
+            if self.last_was_write {
+                ov.read_miss_after_write.max(0.0) + ov.read_disconnect_after_write.max(0.0)
+            } else {
+                ov.read_miss_after_read.max(0.0) + ov.read_disconnect_after_read.max(0.0)
+            }
+        } else {
+            let fast = self.cache_on && self.p.cache.fast_write_level > 0;
+            let oh = match (fast, self.last_was_write) {
+                (true, true) => ov.write_hit_after_write,
+                (true, false) => ov.write_hit_after_read,
+                (false, true) => ov.write_miss_after_write,
+                (false, false) => ov.write_miss_after_read,
+            };
+            oh.max(0.0) + ov.write_disconnect.max(0.0)
+        };
+        self.oh(ms)
     }
 
     /// Whether a command waits in the drive's queue at `at` (the end of a
@@ -635,23 +833,10 @@ impl Hdd {
     /// or when the command in service lets go of the bus.
     fn reaches_drive(&self, at: f64) -> f64 {
         // the stretches are in time order and do not overlap (a connection
-        // begins where or after the last one ended): the one that may hold
-        // `at` is the last to begin by then, and the ones that begin as it
-        // ends carry it on. A read that the media outruns reconnects for
-        // every few blocks, so there may be hundreds: no scan from the start.
-        let busy = &self.bus_busy;
-        let mut i = busy.partition_point(|&(from, _)| from <= at).saturating_sub(1);
-        let mut a = at;
-        while let Some(&(from, to)) = busy.get(i) {
-            if from > a {
-                break;
-            }
-            if a < to {
-                a = to;
-            }
-            i += 1;
-        }
-        a
+        // begins where or after the last one ended). A read that the media
+        // outruns reconnects for every few blocks, so there may be hundreds:
+        // no scan from the start.
+        bus::clear_of(&self.bus_busy, at)
     }
 
     /// `Read any free blocks`: the sectors of `lba`'s track that passed
@@ -777,6 +962,7 @@ impl Hdd {
     /// from `hda_free`; records the completion.
     fn start(&mut self, id: u32, req: &DiskRequest, t: f64, hda_free: f64, now: TimeNs) -> super::Started {
         let (done, seek, hit) = self.serve(req, t, hda_free);
+        self.arrived_at = t;
         // the commands issued with it or after it, still behind the bus,
         // reach the drive once it lets go of the bus
         for i in 0..self.queue.held.len() {
@@ -790,6 +976,7 @@ impl Hdd {
         self.t_done = done;
         self.done_ns = done_ns;
         self.queue.busy = true;
+        self.in_service = id;
         super::Started {
             id,
             start_ns: now,
@@ -908,24 +1095,10 @@ impl Hdd {
     }
 }
 
-impl super::Device for Hdd {
-    fn service(&mut self, req: &DiskRequest, start_ns: TimeNs) -> Service {
-        let t = self.arrival(start_ns);
-        self.start(u32::MAX, req, t, t, start_ns).service
-    }
-    fn submit(&mut self, id: u32, req: &DiskRequest, now: TimeNs) -> Option<super::Started> {
-        if self.queue.busy {
-            let lay = &self.p.layout;
-            let loc = lay.locate(req.lba_sector.min(lay.capacity_sectors - 1));
-            // it reaches the drive once the command in service lets go of the bus
-            let arrival = self.reaches_drive(now as f64);
-            self.queue.held.push(queue::Held { id, req: *req, arrival, loc });
-            return None;
-        }
-        let t = self.arrival(now);
-        Some(self.start(id, req, t, t, now))
-    }
-    fn complete(&mut self, now: TimeNs) -> Option<super::Started> {
+impl Hdd {
+    /// The last command has completed at `now`: starts the next one the
+    /// drive holds ([`super::Device::complete`]).
+    fn start_next(&mut self, now: TimeNs) -> Option<super::Started> {
         self.queue.busy = false;
         if self.queue.held.is_empty() {
             return None;
@@ -982,6 +1155,57 @@ impl super::Device for Hdd {
         let i = self.pick(d);
         let h = self.queue.held.remove(i);
         Some(self.start(h.id, &h.req, h.arrival, d, now))
+    }
+}
+
+impl super::Device for Hdd {
+    fn service(&mut self, req: &DiskRequest, start_ns: TimeNs) -> Service {
+        let t = self.arrival(start_ns);
+        self.start(u32::MAX, req, t, t, start_ns).service
+    }
+    fn submit(&mut self, id: u32, req: &DiskRequest, now: TimeNs) -> Option<super::Started> {
+        if self.queue.busy {
+            let lay = &self.p.layout;
+            let loc = lay.locate(req.lba_sector.min(lay.capacity_sectors - 1));
+            // it reaches the drive once the command in service, and the
+            // commands that reached it before, let go of the bus. One the
+            // host issues as the last completion is reported reaches the
+            // drive then, before the command started from the queue sends
+            // anything (DiskSim's order of events at that instant)
+            let mut arrival;
+            match self.made_way {
+                Some((t_done, done_ns)) if now == done_ns => arrival = bus::clear_of(&self.arrived, t_done),
+                _ => {
+                    arrival = self.reaches_drive(now as f64);
+                    loop {
+                        let a = self.reaches_drive(bus::clear_of(&self.arrived, arrival));
+                        if a == arrival {
+                            break;
+                        }
+                        arrival = a;
+                    }
+                }
+            }
+            self.queue.held.push(queue::Held { id, req: *req, arrival, loc });
+            if arrival < self.t_done {
+                self.arrives_busy(req, arrival);
+            }
+            return None;
+        }
+        let t = self.arrival(now);
+        self.made_way = None;
+        Some(self.start(id, req, t, t, now))
+    }
+    fn complete(&mut self, now: TimeNs) -> Option<super::Started> {
+        let last = (self.t_done, self.done_ns);
+        let started = self.start_next(now);
+        // one that reached the drive as the last lets go of the bus (a hit
+        // sent at once) holds the bus from then, as an arriving command
+        self.made_way = started.filter(|_| self.arrived_at < last.0).map(|_| last);
+        started
+    }
+    fn take_moved(&mut self) -> Option<(u32, TimeNs)> {
+        self.moved.take()
     }
     fn max_outstanding(&self) -> usize {
         self.queue.depth as usize
@@ -1109,6 +1333,44 @@ mod tests {
             }
         }
         assert!(turns_lost > 0);
+    }
+
+    #[test]
+    fn a_command_arriving_while_a_read_sends_holds_the_bus_for_its_command_phase() {
+        // the barracuda-7200.10 preset: 0.3 ms read-miss overhead, a
+        // 300 MB/s bus and a 32-deep queue; a 256-block read, then another
+        // command issued while the read's blocks come off the media
+        let p = super::super::presets::preset("barracuda-7200.10").unwrap().unwrap();
+        let mut d = Hdd::with_start(p.clone(), true, Start::Index, Rng::new(1));
+        let first = d.submit(0, &rd(1_000_000, 256), 0).unwrap();
+        assert!(d.take_moved().is_none());
+        // alone, the read completes at `first`; issue the other 0.1 ms
+        // before, while the last blocks come off the media (issued earlier,
+        // the blocks that came in during its command phase would cross the
+        // bus, 3.5 times faster than the media, before the last is read)
+        let at = first.service.done_ns - 100_000;
+        assert!(d.submit(1, &rd(50_000_000, 8), at).is_none());
+        let (id, moved_ns) = d.take_moved().expect("the read in service moves");
+        assert_eq!(id, 0);
+        // its blocks still to send wait for the 0.3 ms command phase
+        let late = moved_ns - first.service.done_ns;
+        assert!((200_000..=260_000).contains(&late), "{late}");
+        assert!(d.take_moved().is_none(), "taken once");
+        // the next command starts when the moved completion is reported
+        let next = d.complete(moved_ns).unwrap();
+        assert_eq!(next.id, 1);
+        // a command issued after the read's last block has crossed moves nothing
+        let mut d = Hdd::with_start(p.clone(), true, Start::Index, Rng::new(1));
+        let first = d.submit(0, &rd(1_000_000, 256), 0).unwrap();
+        assert!(d.submit(1, &rd(50_000_000, 8), first.service.done_ns).is_none());
+        assert!(d.take_moved().is_none());
+        // nor does one whose command phase is empty (no miss overhead)
+        let mut q = p;
+        q.overheads.read_miss_after_read = 0.0;
+        let mut d = Hdd::with_start(q, true, Start::Index, Rng::new(1));
+        let first = d.submit(0, &rd(1_000_000, 256), 0).unwrap();
+        assert!(d.submit(1, &rd(50_000_000, 8), first.service.done_ns - 100_000).is_none());
+        assert!(d.take_moved().is_none());
     }
 
     #[test]
