@@ -53,6 +53,9 @@ fn mean_access_ms(hdd: &mut Hdd) -> f64 {
             if let Some(s) = hdd.submit(next as u32, &reqs[next], now) {
                 in_service = Some(s);
             }
+            // the Cheetah 15K.5's read-miss overhead after a read is 0: a
+            // command reaching it busy holds the bus for no time
+            assert!(hdd.take_moved().is_none());
             next += 1;
             outstanding += 1;
         }
@@ -457,9 +460,9 @@ fn a_full_command_queue_serves_as_disksim_does() {
     // of eight there, streams of four over 2 GB: the drive picks by SPTF
     // among its 32 commands, the host holds the rest, and hands the drive
     // the next at each completion. Measured: 526.71 ms (random, 0.001 %),
-    // 87.74 (0.01 %), 70.03 (0.02 %); wd10evvs 504.10 (0.4 %; 502.13 on the
+    // 87.75 (0.01 %), 70.04 (0.02 %); wd10evvs 504.10 (0.4 %; 502.13 on the
     // completed file, whose sampled seek curve is linear between its
-    // points), 15.55 (0.1 %), 47.97 (0.01 %). Each command reaching the
+    // points), 15.56 (0.1 %), 47.97 (0.01 %). Each command reaching the
     // drive while it is busy takes the bus for its command phase (0.3 ms
     // read-miss overhead), and a read sending meanwhile waits for it; the
     // command the host hands over as a completion is reported takes the bus

@@ -72,7 +72,10 @@ pub trait Device {
     /// [`Device::complete`]) that a later [`Device::submit`] moved later:
     /// the request's tag and its new completion time. A drive whose bus an
     /// arriving command takes for its command overhead sends the read in
-    /// service around it (DiskSim's rule). Taken once.
+    /// service around it (DiskSim's rule). Only `submit` moves a completion,
+    /// only the request in service's, and only later; it may move one
+    /// several times before it comes. Taken once: the caller treats the
+    /// completion it had before as void.
     fn take_moved(&mut self) -> Option<(u32, TimeNs)> {
         None
     }

@@ -81,8 +81,9 @@ pub fn send(
     sweep(spans, n, 0, t, connect_ns.is_some(), w, c, blocked, busy, marks, None)
 }
 
-/// Whether [`send`] takes the instant bus's shortcut (no stretches but
-/// with `hold`: it cannot be taken up again part way).
+/// Whether [`send`] takes the instant bus's shortcut: it records no
+/// connections to take up again, so [`resend`] cannot resume it (plan it
+/// again in full).
 pub fn instant(c: &BusCosts, watermark: u64) -> bool {
     c.xfer_ns == 0.0 && (c.hold || (watermark.max(1) == 1 && c.disconnect_ns == 0.0 && c.reconnect_ns == 0.0))
 }

@@ -50,9 +50,9 @@
 //!   host issues as a completion is reported reaches the drive then, before
 //!   the command the drive starts from its queue sends anything (DiskSim's
 //!   order of events at that instant), unless that command itself reached
-//!   the drive only then (a hit sent at once holds the bus first). Only a
-//!   read's sending is moved: a write, or a whole hit waiting behind a
-//!   write-back write, keeps the bus use planned when it started. DiskSim's
+//!   the drive only then (it goes first) or sends otherwise than as a read
+//!   through [`bus`] (a write, or a whole hit: each keeps the bus use
+//!   planned when it started, and is never moved). DiskSim's
 //!   bus queue may send a read that has taken the read-ahead over before the
 //!   rest of the read in service; the model serves one command at a time
 //!   (`tests/disk_queue.rs`).
@@ -731,8 +731,10 @@ impl Hdd {
     /// blocks to send after `at`, sends them around it; its completion moves
     /// (reported through [`super::Device::take_moved`]).
     fn arrives_busy(&mut self, req: &DiskRequest, at: f64) {
-        let from = at + self.oh(self.p.overheads.per_request);
-        let phase = (from, from + self.command_phase_ns(req));
+        // the bus is its from its arrival (through any per-request overhead),
+        // so the phases of commands arriving one after another never overlap
+        let hold_ns = self.oh(self.p.overheads.per_request) + self.command_phase_ns(req);
+        let phase = (at, at + hold_ns);
         if phase.1 <= phase.0 {
             return;
         }
@@ -750,7 +752,13 @@ impl Hdd {
         }
         let old_end = plan.end_ns;
         let connections = plan.data_from..plan.data_from + self.marks.len();
-        if bus::instant(&plan.costs, plan.watermark) {
+        if bus::instant(&plan.costs, plan.watermark)
+            || k < plan.data_from
+            || (k == plan.data_from && plan.connect.is_some())
+        {
+            // a phase before its first connection (in its own per-request
+            // overhead, or before a hit sent at once connects), or an
+            // instant bus: planned again whole
             self.bus_busy.truncate(plan.from);
             plan.end_ns = self.send_as(&mut plan);
         } else if connections.contains(&k) {
@@ -778,7 +786,7 @@ impl Hdd {
             self.bus_busy.push((plan.end_ns, plan.end_ns + plan.completion));
         } else {
             // only its completion begins during the phase: it follows its
-            // last block, connected
+            // last block, connected, and nothing moves
             return;
         }
         self.plan = Some(plan);
@@ -963,24 +971,40 @@ impl Hdd {
     fn start(&mut self, id: u32, req: &DiskRequest, t: f64, hda_free: f64, now: TimeNs) -> super::Started {
         let (done, seek, hit) = self.serve(req, t, hda_free);
         self.arrived_at = t;
+        let done = done.max(t);
+        self.t_done = done;
+        self.done_ns = (done.ceil() as TimeNs).max(now);
+        self.queue.busy = true;
+        self.in_service = id;
         // the commands issued with it or after it, still behind the bus,
-        // reach the drive once it lets go of the bus
+        // reach the drive once it lets go of the bus; one that then finds
+        // this command busy holds the bus for its command phase, as one
+        // the host issues then would (the move folded into `done_ns`)
         for i in 0..self.queue.held.len() {
             let a = self.queue.held[i].arrival;
             if a >= t {
-                self.queue.held[i].arrival = self.reaches_drive(a);
+                let mut b = self.reaches_drive(a);
+                if b > a && b < self.t_done {
+                    loop {
+                        let c = self.reaches_drive(bus::clear_of(&self.arrived, b));
+                        if c == b {
+                            break;
+                        }
+                        b = c;
+                    }
+                    self.queue.held[i].arrival = b;
+                    let r = self.queue.held[i].req;
+                    self.arrives_busy(&r, b);
+                    continue;
+                }
+                self.queue.held[i].arrival = b;
             }
         }
-        let done = done.max(t);
-        let done_ns = (done.ceil() as TimeNs).max(now);
-        self.t_done = done;
-        self.done_ns = done_ns;
-        self.queue.busy = true;
-        self.in_service = id;
+        self.moved = None;
         super::Started {
             id,
             start_ns: now,
-            service: Service { done_ns, seek_distance_cyl: seek, cache_hit: hit },
+            service: Service { done_ns: self.done_ns, seek_distance_cyl: seek, cache_hit: hit },
         }
     }
 
@@ -1174,7 +1198,9 @@ impl super::Device for Hdd {
             // anything (DiskSim's order of events at that instant)
             let mut arrival;
             match self.made_way {
-                Some((t_done, done_ns)) if now == done_ns => arrival = bus::clear_of(&self.arrived, t_done),
+                Some((t_done, done_ns)) if now == done_ns && self.plan.is_some() => {
+                    arrival = bus::clear_of(&self.arrived, t_done)
+                }
                 _ => {
                     arrival = self.reaches_drive(now as f64);
                     loop {
@@ -1199,8 +1225,9 @@ impl super::Device for Hdd {
     fn complete(&mut self, now: TimeNs) -> Option<super::Started> {
         let last = (self.t_done, self.done_ns);
         let started = self.start_next(now);
-        // one that reached the drive as the last lets go of the bus (a hit
-        // sent at once) holds the bus from then, as an arriving command
+        // if the started command reached the drive only as the last let go
+        // of the bus (it was held behind the bus), it goes first: no command
+        // issued now takes the bus before it
         self.made_way = started.filter(|_| self.arrived_at < last.0).map(|_| last);
         started
     }
