@@ -13,8 +13,11 @@
 //! A device is handed up to `max_outstanding` requests by the block layer
 //! ([`Device::submit`]); it says when each one it starts completes, and
 //! when told a completion happened ([`Device::complete`]) it may start the
-//! next it holds (a drive's command queue, [`hdd::queue`]). The device never
-//! touches the event queue: it is a pure model of service time.
+//! next it holds (a drive's command queue, [`hdd::queue`]). A request handed
+//! over while another is served may move that one's completion later
+//! ([`Device::take_moved`]: a drive's bus taken by the arriving command).
+//! The device never touches the event queue: it is a pure model of service
+//! time.
 
 pub mod disksim;
 pub mod hdd;
