@@ -78,7 +78,7 @@ pub fn send(
         return end;
     }
     let t = connect_ns.unwrap_or(free_ns);
-    sweep(spans, n, 0, t, connect_ns.is_some(), w, c, blocked, busy, marks, None)
+    sweep(spans, n, 0, t, connect_ns.is_some(), w, c, blocked, busy, marks, None).0
 }
 
 /// Whether [`send`] takes the instant bus's shortcut: it records no
@@ -94,9 +94,11 @@ pub type OldPlan<'a> = (&'a [(f64, f64)], &'a [u64], f64);
 
 /// [`send`] taken up again where `sent` blocks have crossed and the bus is
 /// the drive's to take from `free_ns` (a new command phase in `blocked`
-/// since): until it meets again the sending planned before, `old` (the
-/// stretches and marks from there on, and the end they came to), whose rest
-/// it then keeps. Not for an instant bus ([`instant`]).
+/// since), into `busy` and `marks`, until it meets again the sending planned
+/// before, `old` (the stretches and marks from there on, and the end they
+/// came to). Returns the end, and where in `old` it met it (the rest of
+/// `old` stands; `None`: it did not, and `busy` holds the whole rest). Not
+/// for an instant bus ([`instant`]).
 #[allow(clippy::too_many_arguments)]
 pub fn resend(
     spans: &[Span],
@@ -109,7 +111,7 @@ pub fn resend(
     busy: &mut Vec<(f64, f64)>,
     marks: &mut Vec<u64>,
     old: OldPlan,
-) -> f64 {
+) -> (f64, Option<usize>) {
     sweep(spans, n, sent, free_ns, false, watermark.max(1), c, blocked, busy, marks, Some(old))
 }
 
@@ -128,7 +130,7 @@ fn sweep(
     busy: &mut Vec<(f64, f64)>,
     marks: &mut Vec<u64>,
     old: Option<OldPlan>,
-) -> f64 {
+) -> (f64, Option<usize>) {
     let x = c.xfer_ns;
     // sent: blocks sent so far; t: when the bus is next free (connected)
     let mut since = t; // the current connection began then
@@ -151,9 +153,7 @@ fn sweep(
                     oi += 1;
                 }
                 if oi < old_marks.len() && stretches[oi].0 == since && old_marks[oi] == sent {
-                    busy.extend_from_slice(&stretches[oi..]);
-                    marks.extend_from_slice(&old_marks[oi..]);
-                    return end;
+                    return (end, Some(oi));
                 }
             }
             t = since + c.reconnect_ns;
@@ -198,7 +198,7 @@ fn sweep(
     }
     busy.push((since, t));
     marks.push(mark);
-    t
+    (t, None)
 }
 
 /// `t`, or the end of the stretches of `blocked` (in time order, disjoint)

@@ -203,11 +203,12 @@ pub struct Hdd {
     /// How the read in service sends its blocks, to plan it again when a
     /// command reaching the drive takes the bus ([`SendPlan`]), with the
     /// blocks sent before each of its connections ([`bus::send`]'s marks),
-    /// and room to keep the old plan's rest while it is planned again.
+    /// and room for the connections planned again (until they meet the old
+    /// plan, whose rest stands).
     plan: Option<SendPlan>,
     marks: Vec<u64>,
-    old_busy: Vec<(f64, f64)>,
-    old_marks: Vec<u64>,
+    new_busy: Vec<(f64, f64)>,
+    new_marks: Vec<u64>,
     /// The command in service's tag, and a completion of it that a command
     /// reaching the drive has moved, not yet taken by the host.
     in_service: u32,
@@ -328,8 +329,8 @@ impl Hdd {
             arrived: Vec::with_capacity(8),
             plan: None,
             marks: Vec::with_capacity(64),
-            old_busy: Vec::with_capacity(64),
-            old_marks: Vec::with_capacity(64),
+            new_busy: Vec::with_capacity(64),
+            new_marks: Vec::with_capacity(64),
             in_service: u32::MAX,
             moved: None,
             t_done: 0.0,
@@ -762,16 +763,14 @@ impl Hdd {
             self.bus_busy.truncate(plan.from);
             plan.end_ns = self.send_as(&mut plan);
         } else if connections.contains(&k) {
+            // planned again into the scratch buffers, then put in place of
+            // the old connections it replaces (in place when as many)
             let j = k - plan.data_from;
             let sent = self.marks[j];
             let free = if k == plan.data_from { plan.free_bus_ns } else { self.bus_busy[k - 1].1 };
-            self.old_busy.clear();
-            self.old_busy.extend_from_slice(&self.bus_busy[k..connections.end]);
-            self.old_marks.clear();
-            self.old_marks.extend_from_slice(&self.marks[j..]);
-            self.bus_busy.truncate(k);
-            self.marks.truncate(j);
-            plan.end_ns = bus::resend(
+            self.new_busy.clear();
+            self.new_marks.clear();
+            let (end, met) = bus::resend(
                 &self.spans,
                 plan.n,
                 sent,
@@ -779,11 +778,20 @@ impl Hdd {
                 plan.watermark,
                 &plan.costs,
                 &self.arrived,
-                &mut self.bus_busy,
-                &mut self.marks,
-                (&self.old_busy, &self.old_marks, old_end),
+                &mut self.new_busy,
+                &mut self.new_marks,
+                (&self.bus_busy[k..connections.end], &self.marks[j..], old_end),
             );
-            self.bus_busy.push((plan.end_ns, plan.end_ns + plan.completion));
+            let upto = met.unwrap_or(connections.end - k);
+            self.bus_busy.splice(k..k + upto, self.new_busy.drain(..));
+            self.marks.splice(j..j + upto, self.new_marks.drain(..));
+            plan.end_ns = end;
+            if met.is_none() {
+                // its completion follows the new last block
+                if let Some(last) = self.bus_busy.last_mut() {
+                    *last = (end, end + plan.completion);
+                }
+            }
         } else {
             // only its completion begins during the phase: it follows its
             // last block, connected, and nothing moves
