@@ -142,7 +142,40 @@ fn sweep(
         si += 1;
     }
     let mut oi = 0usize; // the first old stretch not begun before `since`
+                         // a bus faster than the media that reconnects for every block at no
+                         // cost: a block the bus is free for when it comes in crosses alone
+    let trickle = w == 1 && c.reconnect_ns == 0.0 && c.disconnect_ns == 0.0 && !c.hold && old.is_none();
     while sent < n {
+        if !connected && trickle {
+            // the steps below for such a block, without their division
+            let s = &spans[si];
+            let r = s.ready_ns(s.lba + off);
+            let b = blocked.partition_point(|&(_, to)| to <= r);
+            if s.sector_ns > x && t <= r && blocked.get(b).is_none_or(|&(from, _)| from > r) {
+                since = r;
+                mark = sent;
+                t = r + x;
+                sent += 1;
+                off += 1;
+                if off == s.count {
+                    si += 1;
+                    off = 0;
+                    if si == spans.len() {
+                        break;
+                    }
+                }
+                if sent < n {
+                    let s = &spans[si];
+                    if s.ready_ns(s.lba + off) > t {
+                        busy.push((since, t));
+                        marks.push(mark);
+                    } else {
+                        connected = true;
+                    }
+                }
+                continue;
+            }
+        }
         if !connected {
             // reconnect once `w` more blocks (or all the rest) are in
             let target = (sent + w).min(n) - 1;
@@ -300,5 +333,55 @@ mod tests {
         let t = send(&[span(100, 5, 0.0, 0.0)], 5, Some(30.0), 0.0, 1, &c, &[], &mut busy, &mut Vec::new());
         assert_eq!(t, 40.0);
         assert_eq!(busy, [(30.0, 40.0)]);
+    }
+
+    #[test]
+    fn the_trickle_shortcut_sends_as_the_general_steps_do() {
+        // `send` takes a block that the bus is free for when it comes in
+        // (no reconnect or disconnect cost, watermark 1) without the general
+        // steps; `resend` against an old plan it never meets takes none:
+        // both must give the same stretches, marks and end, to the bit, over
+        // spans slower and faster than the bus, a span already in, and
+        // command phases in the way
+        let c = BusCosts { xfer_ns: 1.7, ..Default::default() };
+        let mut x = 7u64;
+        let mut next = |m: u64| {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (x >> 33) % m
+        };
+        for case in 0..200 {
+            let mut spans = Vec::new();
+            let (mut lba, mut at) = (1000u64, 100.0 + next(50) as f64);
+            for k in 0..1 + next(4) {
+                let count = 1 + next(40);
+                let q = match (case + k) % 4 {
+                    0 => 0.0,
+                    1 => 1.0 + next(10) as f64 / 10.0,
+                    _ => 2.0 + next(80) as f64 / 10.0,
+                };
+                spans.push(span(lba, count, at, q));
+                lba += count;
+                at += count as f64 * q + next(30) as f64;
+            }
+            let n: u64 = spans.iter().map(|s| s.count).sum();
+            let mut blocked = Vec::new();
+            let mut b = 90.0;
+            for _ in 0..next(4) {
+                b += next(150) as f64 / 3.0;
+                let to = b + 1.0 + next(20) as f64;
+                blocked.push((b, to));
+                b = to;
+            }
+            let free = 95.0 + next(40) as f64;
+            let (mut busy, mut marks) = (Vec::new(), Vec::new());
+            let end = send(&spans, n, None, free, 1, &c, &blocked, &mut busy, &mut marks);
+            let (mut busy2, mut marks2) = (Vec::new(), Vec::new());
+            let (end2, met) =
+                resend(&spans, n, 0, free, 1, &c, &blocked, &mut busy2, &mut marks2, (&[], &[], 0.0));
+            assert_eq!(met, None);
+            assert_eq!(end.to_bits(), end2.to_bits(), "case {case}");
+            assert_eq!(busy, busy2, "case {case}");
+            assert_eq!(marks, marks2, "case {case}");
+        }
     }
 }
