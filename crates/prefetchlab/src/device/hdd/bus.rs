@@ -28,32 +28,40 @@ pub struct BusCosts {
     pub hold: bool,
 }
 
-/// Sends the `n` blocks of a request described, in request order, by
-/// `spans` (each span's blocks reach the buffer at its times). The drive is
+/// What a read's sending is made of: its `n` blocks, described in request
+/// order by `spans` (each span's blocks reach the buffer at its times), the
+/// read water mark in blocks, the bus's costs, and the command phases of
+/// commands that reached the drive meanwhile, in time order and disjoint
+/// (`blocked`): each held the bus for its command overhead, so the drive
+/// reconnects after it (DiskSim's `disk_request_arrive` takes the bus for an
+/// arriving command).
+#[derive(Debug, Clone, Copy)]
+pub struct Sending<'a> {
+    pub spans: &'a [Span],
+    pub n: u64,
+    pub watermark: u64,
+    pub costs: &'a BusCosts,
+    pub blocked: &'a [(f64, f64)],
+}
+
+/// Sends the blocks of a read ([`Sending`]). The drive is
 /// first connected at `connect_ns` (a hit: after the hit overhead) or, when
 /// `connect_ns` is `None`, it is disconnected and the bus is free from
 /// `free_ns` (a miss), reconnecting at the watermark. Returns when the last
 /// block has crossed the bus, and appends to `busy` the stretches the drive
 /// holds the bus for it from `connect_ns` (or its first reconnection) on:
 /// connected, no other command can reach the drive (DiskSim's bus is the
-/// drive's until it disconnects). `blocked` (in time order, disjoint) are
-/// the command phases of commands that reached the drive meanwhile: each
-/// held the bus for its command overhead, so the drive reconnects after it
-/// (DiskSim's `disk_request_arrive` takes the bus for an arriving command).
-/// `marks` gets, for each stretch the drive connects for, the blocks sent
-/// before it: where [`resend`] takes the sending up again.
-#[allow(clippy::too_many_arguments)]
+/// drive's until it disconnects). `marks` gets, for each stretch the drive
+/// connects for, the blocks sent before it: where [`resend`] takes the
+/// sending up again.
 pub fn send(
-    spans: &[Span],
-    n: u64,
+    sending: &Sending,
     connect_ns: Option<f64>,
     free_ns: f64,
-    watermark: u64,
-    c: &BusCosts,
-    blocked: &[(f64, f64)],
     busy: &mut Vec<(f64, f64)>,
     marks: &mut Vec<u64>,
 ) -> f64 {
+    let Sending { spans, n, watermark, costs: c, blocked } = *sending;
     if n == 0 || spans.is_empty() {
         return connect_ns.unwrap_or(free_ns);
     }
@@ -78,7 +86,7 @@ pub fn send(
         return end;
     }
     let t = connect_ns.unwrap_or(free_ns);
-    sweep(spans, n, 0, t, connect_ns.is_some(), w, c, blocked, busy, marks, None).0
+    sweep(sending, 0, t, connect_ns.is_some(), busy, marks, None).0
 }
 
 /// Whether [`send`] takes the instant bus's shortcut: it records no
@@ -99,62 +107,57 @@ pub type OldPlan<'a> = (&'a [(f64, f64)], &'a [u64], f64);
 /// came to). Returns the end, and where in `old` it met it (the rest of
 /// `old` stands; `None`: it did not, and `busy` holds the whole rest). Not
 /// for an instant bus ([`instant`]).
-#[allow(clippy::too_many_arguments)]
 pub fn resend(
-    spans: &[Span],
-    n: u64,
+    sending: &Sending,
     sent: u64,
     free_ns: f64,
-    watermark: u64,
-    c: &BusCosts,
-    blocked: &[(f64, f64)],
     busy: &mut Vec<(f64, f64)>,
     marks: &mut Vec<u64>,
     old: OldPlan,
 ) -> (f64, Option<usize>) {
-    sweep(spans, n, sent, free_ns, false, watermark.max(1), c, blocked, busy, marks, Some(old))
+    sweep(sending, sent, free_ns, false, busy, marks, Some(old))
 }
 
 /// The sending from `sent` blocks on, the bus next free at `t` (connected
 /// or not); see [`send`] and [`resend`].
-#[allow(clippy::too_many_arguments)]
 fn sweep(
-    spans: &[Span],
-    n: u64,
+    sending: &Sending,
     mut sent: u64,
     mut t: f64,
     mut connected: bool,
-    w: u64,
-    c: &BusCosts,
-    blocked: &[(f64, f64)],
     busy: &mut Vec<(f64, f64)>,
     marks: &mut Vec<u64>,
     old: Option<OldPlan>,
 ) -> (f64, Option<usize>) {
+    let Sending { spans, n, watermark, costs: c, blocked } = *sending;
+    let w = watermark.max(1);
     let x = c.xfer_ns;
-    // sent: blocks sent so far; t: when the bus is next free (connected)
-    let mut since = t; // the current connection began then
-    let mut mark = sent; // blocks sent before it
-                         // the span holding block `sent`, and its offset there
+    // sent: blocks sent so far; t: when the bus is next free (connected);
+    // since: when the current connection began; mark: blocks sent before it
+    let mut since = t;
+    let mut mark = sent;
+    // the span holding block `sent`, and its offset there
     let (mut si, mut off) = (0usize, sent);
     while si < spans.len() && off >= spans[si].count {
         off -= spans[si].count;
         si += 1;
     }
-    let mut oi = 0usize; // the first old stretch not begun before `since`
-                         // a bus faster than the media that reconnects for every block at no
-                         // cost: a block the bus is free for when it comes in crosses alone
+    // the first old stretch not begun before `since`
+    let mut oi = 0usize;
+    // a bus faster than the media that reconnects for every block at no
+    // cost: a block the bus is free for when it comes in crosses alone (not
+    // while meeting an old plan again, which is looked for at reconnections)
     let trickle = w == 1 && c.reconnect_ns == 0.0 && c.disconnect_ns == 0.0 && !c.hold && old.is_none();
     while sent < n {
         if !connected && trickle {
             // the steps below for such a block, without their division
             let s = &spans[si];
-            let r = s.ready_ns(s.lba + off);
-            let b = blocked.partition_point(|&(_, to)| to <= r);
-            if s.sector_ns > x && t <= r && blocked.get(b).is_none_or(|&(from, _)| from > r) {
-                since = r;
+            let ready = s.ready_ns(s.lba + off);
+            let b = blocked.partition_point(|&(_, to)| to <= ready);
+            if s.sector_ns > x && t <= ready && blocked.get(b).is_none_or(|&(from, _)| from > ready) {
+                since = ready;
                 mark = sent;
-                t = r + x;
+                t = ready + x;
                 sent += 1;
                 off += 1;
                 if off == s.count {
@@ -273,11 +276,25 @@ mod tests {
         Span { lba, count, start_ns: start, sector_ns: q }
     }
 
+    /// [`send`] of all the blocks of `spans`, no command phases in the way,
+    /// the bus free from 0.
+    fn sent(
+        spans: &[Span],
+        watermark: u64,
+        c: &BusCosts,
+        connect: Option<f64>,
+        busy: &mut Vec<(f64, f64)>,
+    ) -> f64 {
+        let n = spans.iter().map(|s| s.count).sum();
+        let sending = Sending { spans, n, watermark, costs: c, blocked: &[] };
+        send(&sending, connect, 0.0, busy, &mut Vec::new())
+    }
+
     #[test]
     fn a_slow_bus_is_the_bottleneck_after_the_first_block() {
         // media 1 per 10, bus 1 per 15: block 0 in at 10, sent by 25, …
         let c = BusCosts { xfer_ns: 15.0, ..Default::default() };
-        let t = send(&[span(0, 10, 0.0, 10.0)], 10, None, 0.0, 1, &c, &[], &mut Vec::new(), &mut Vec::new());
+        let t = sent(&[span(0, 10, 0.0, 10.0)], 1, &c, None, &mut Vec::new());
         assert_eq!(t, 10.0 + 10.0 * 15.0);
     }
 
@@ -288,7 +305,7 @@ mod tests {
         // (+2) and wait for 4 more: block 7 in at 80 → 85, send 8..: ...
         let c = BusCosts { xfer_ns: 1.0, disconnect_ns: 2.0, reconnect_ns: 5.0, hold: false };
         let mut busy = Vec::new();
-        let t = send(&[span(0, 8, 0.0, 10.0)], 8, None, 0.0, 4, &c, &[], &mut busy, &mut Vec::new());
+        let t = sent(&[span(0, 8, 0.0, 10.0)], 4, &c, None, &mut busy);
         // first connection: at 45 sends blocks 0..3 (49); block 4 in at 50 > 49:
         // disconnect 51; reconnect when block 7 in (80) + 5 = 85; sends 4..7 → 89
         assert_eq!(t, 89.0);
@@ -296,33 +313,18 @@ mod tests {
         assert_eq!(busy, [(40.0, 51.0), (80.0, 89.0)]);
         // with no overheads and watermark 1 the last block leaves as it comes in
         let z = BusCosts { xfer_ns: 1.0, ..Default::default() };
-        assert_eq!(
-            send(&[span(0, 8, 0.0, 10.0)], 8, None, 0.0, 1, &z, &[], &mut Vec::new(), &mut Vec::new()),
-            81.0
-        );
+        assert_eq!(sent(&[span(0, 8, 0.0, 10.0)], 1, &z, None, &mut Vec::new()), 81.0);
         // an instant bus: the last block crosses the moment it is in
         let i = BusCosts::default();
-        assert_eq!(
-            send(&[span(0, 8, 0.0, 10.0)], 8, None, 0.0, 1, &i, &[], &mut Vec::new(), &mut Vec::new()),
-            80.0
-        );
-        assert_eq!(
-            send(&[span(0, 8, 0.0, 10.0)], 8, Some(95.0), 0.0, 1, &i, &[], &mut Vec::new(), &mut Vec::new()),
-            95.0
-        );
+        assert_eq!(sent(&[span(0, 8, 0.0, 10.0)], 1, &i, None, &mut Vec::new()), 80.0);
+        assert_eq!(sent(&[span(0, 8, 0.0, 10.0)], 1, &i, Some(95.0), &mut Vec::new()), 95.0);
         // holding the bus: reconnect once, at the watermark, then wait
         let h = BusCosts { reconnect_ns: 5.0, hold: true, ..Default::default() };
         let mut busy = Vec::new();
-        assert_eq!(
-            send(&[span(0, 8, 0.0, 10.0)], 8, None, 0.0, 4, &h, &[], &mut busy, &mut Vec::new()),
-            80.0
-        );
+        assert_eq!(sent(&[span(0, 8, 0.0, 10.0)], 4, &h, None, &mut busy), 80.0);
         // held from the reconnection (block 3 in at 40) to the last block
         assert_eq!(busy, [(40.0, 80.0)]);
-        assert_eq!(
-            send(&[span(0, 2, 0.0, 10.0)], 2, None, 0.0, 4, &h, &[], &mut Vec::new(), &mut Vec::new()),
-            25.0
-        );
+        assert_eq!(sent(&[span(0, 2, 0.0, 10.0)], 4, &h, None, &mut Vec::new()), 25.0);
     }
 
     #[test]
@@ -330,7 +332,7 @@ mod tests {
         let c = BusCosts { xfer_ns: 2.0, ..Default::default() };
         // all 5 blocks already in
         let mut busy = Vec::new();
-        let t = send(&[span(100, 5, 0.0, 0.0)], 5, Some(30.0), 0.0, 1, &c, &[], &mut busy, &mut Vec::new());
+        let t = sent(&[span(100, 5, 0.0, 0.0)], 1, &c, Some(30.0), &mut busy);
         assert_eq!(t, 40.0);
         assert_eq!(busy, [(30.0, 40.0)]);
     }
@@ -373,11 +375,11 @@ mod tests {
                 b = to;
             }
             let free = 95.0 + next(40) as f64;
+            let sending = Sending { spans: &spans, n, watermark: 1, costs: &c, blocked: &blocked };
             let (mut busy, mut marks) = (Vec::new(), Vec::new());
-            let end = send(&spans, n, None, free, 1, &c, &blocked, &mut busy, &mut marks);
+            let end = send(&sending, None, free, &mut busy, &mut marks);
             let (mut busy2, mut marks2) = (Vec::new(), Vec::new());
-            let (end2, met) =
-                resend(&spans, n, 0, free, 1, &c, &blocked, &mut busy2, &mut marks2, (&[], &[], 0.0));
+            let (end2, met) = resend(&sending, 0, free, &mut busy2, &mut marks2, (&[], &[], 0.0));
             assert_eq!(met, None);
             assert_eq!(end.to_bits(), end2.to_bits(), "case {case}");
             assert_eq!(busy, busy2, "case {case}");

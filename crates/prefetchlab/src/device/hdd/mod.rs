@@ -248,6 +248,14 @@ struct SendPlan {
     end_ns: f64,
 }
 
+impl SendPlan {
+    /// What [`bus::send`] sends: the read's blocks as `spans` give them,
+    /// around the command phases `blocked`.
+    fn sending<'a>(&'a self, spans: &'a [Span], blocked: &'a [(f64, f64)]) -> bus::Sending<'a> {
+        bus::Sending { spans, n: self.n, watermark: self.watermark, costs: &self.costs, blocked }
+    }
+}
+
 /// The parameters of the drive `model` names (a preset, or a path to a
 /// DiskSim `.diskspecs`/`.parv`) with DiskSim parameters overridden by name.
 pub fn drive_params(model: &str, overrides: &[(String, f64)]) -> Result<DriveParams> {
@@ -484,11 +492,7 @@ impl Hdd {
     /// `hda_free` (≤ `t` when it is idle).
     fn read(&mut self, lba: u64, n: u64, t: f64, hda_free: f64) -> (f64, u64, bool) {
         let ov = &self.p.overheads;
-        let (hit_ms, miss_ms, disc_ms) = if self.last_was_write {
-            (ov.read_hit_after_write, ov.read_miss_after_write, ov.read_disconnect_after_write)
-        } else {
-            (ov.read_hit_after_read, ov.read_miss_after_read, ov.read_disconnect_after_read)
-        };
+        let (hit_ms, miss_ms, disc_ms) = self.read_overheads_ms();
         let prep = self.oh(ov.data_prep);
         let hit_oh = self.oh(hit_ms) + prep;
         let miss_oh = self.oh(miss_ms);
@@ -712,17 +716,8 @@ impl Hdd {
         plan.free_bus_ns = command.1.max(self.bus_idle_ns);
         plan.data_from = self.bus_busy.len();
         self.marks.clear();
-        let end = bus::send(
-            &self.spans,
-            plan.n,
-            plan.connect,
-            plan.free_bus_ns,
-            plan.watermark,
-            &plan.costs,
-            &self.arrived,
-            &mut self.bus_busy,
-            &mut self.marks,
-        );
+        let sending = plan.sending(&self.spans, &self.arrived);
+        let end = bus::send(&sending, plan.connect, plan.free_bus_ns, &mut self.bus_busy, &mut self.marks);
         self.bus_busy.push((end, end + plan.completion));
         end
     }
@@ -770,18 +765,9 @@ impl Hdd {
             let free = if k == plan.data_from { plan.free_bus_ns } else { self.bus_busy[k - 1].1 };
             self.new_busy.clear();
             self.new_marks.clear();
-            let (end, met) = bus::resend(
-                &self.spans,
-                plan.n,
-                sent,
-                free,
-                plan.watermark,
-                &plan.costs,
-                &self.arrived,
-                &mut self.new_busy,
-                &mut self.new_marks,
-                (&self.bus_busy[k..connections.end], &self.marks[j..], old_end),
-            );
+            let sending = plan.sending(&self.spans, &self.arrived);
+            let old = (&self.bus_busy[k..connections.end], &self.marks[j..], old_end);
+            let (end, met) = bus::resend(&sending, sent, free, &mut self.new_busy, &mut self.new_marks, old);
             let upto = met.unwrap_or(connections.end - k);
             self.bus_busy.splice(k..k + upto, self.new_busy.drain(..));
             self.marks.splice(j..j + upto, self.new_marks.drain(..));
@@ -815,26 +801,51 @@ impl Hdd {
     /// `disk_write_arrive`), chosen by the last command's direction.
     fn command_phase_ns(&self, req: &DiskRequest) -> f64 {
         if let AccessTime::Constant { .. } = self.p.access {
-            return 0.0;
-        }
-        let ov = &self.p.overheads;
-        let ms = if !req.write {
-            if self.last_was_write {
-                ov.read_miss_after_write.max(0.0) + ov.read_disconnect_after_write.max(0.0)
-            } else {
-                ov.read_miss_after_read.max(0.0) + ov.read_disconnect_after_read.max(0.0)
-            }
+            0.0
+        } else if req.write {
+            self.oh(self.write_overhead_ms()) + self.oh(self.p.overheads.write_disconnect)
         } else {
-            let fast = self.cache_on && self.p.cache.fast_write_level > 0;
-            let oh = match (fast, self.last_was_write) {
-                (true, true) => ov.write_hit_after_write,
-                (true, false) => ov.write_hit_after_read,
-                (false, true) => ov.write_miss_after_write,
-                (false, false) => ov.write_miss_after_read,
-            };
-            oh.max(0.0) + ov.write_disconnect.max(0.0)
-        };
-        self.oh(ms)
+            let (_, miss_ms, disc_ms) = self.read_overheads_ms();
+            self.oh(miss_ms) + self.oh(disc_ms)
+        }
+    }
+
+    /// A read's hit, miss and disconnect overheads (ms), by the last
+    /// command's direction.
+    fn read_overheads_ms(&self) -> (f64, f64, f64) {
+        let ov = &self.p.overheads;
+        if self.last_was_write {
+            (ov.read_hit_after_write, ov.read_miss_after_write, ov.read_disconnect_after_write)
+        } else {
+            (ov.read_hit_after_read, ov.read_miss_after_read, ov.read_disconnect_after_read)
+        }
+    }
+
+    /// A write's command overhead (ms): the hit overhead with write-back
+    /// caching, the miss overhead without, by the last command's direction.
+    fn write_overhead_ms(&self) -> f64 {
+        let ov = &self.p.overheads;
+        let fast = self.cache_on && self.p.cache.fast_write_level > 0;
+        match (fast, self.last_was_write) {
+            (true, true) => ov.write_hit_after_write,
+            (true, false) => ov.write_hit_after_read,
+            (false, true) => ov.write_miss_after_write,
+            (false, false) => ov.write_miss_after_read,
+        }
+    }
+
+    /// When a command that reaches the drive at `at` has the bus: after
+    /// the command in service's stretches and the command phases of those
+    /// that reached the drive before it, one after another.
+    fn past_the_bus(&self, at: f64) -> f64 {
+        let mut a = self.reaches_drive(at);
+        loop {
+            let b = self.reaches_drive(bus::clear_of(&self.arrived, a));
+            if b == a {
+                return a;
+            }
+            a = b;
+        }
     }
 
     /// Whether a command waits in the drive's queue at `at` (the end of a
@@ -871,13 +882,7 @@ impl Hdd {
     fn write(&mut self, lba: u64, n: u64, t: f64, hda_free: f64) -> (f64, u64) {
         let ov = &self.p.overheads;
         let fast = self.cache_on && self.p.cache.fast_write_level > 0;
-        let oh_ms = match (fast, self.last_was_write) {
-            (true, true) => ov.write_hit_after_write,
-            (true, false) => ov.write_hit_after_read,
-            (false, true) => ov.write_miss_after_write,
-            (false, false) => ov.write_miss_after_read,
-        };
-        let oh = self.oh(oh_ms);
+        let oh = self.oh(self.write_overhead_ms());
         let prep = self.oh(ov.data_prep);
         let completion = self.oh(ov.write_completion);
         let reconnect = self.oh(ov.first_reselect);
@@ -993,17 +998,9 @@ impl Hdd {
             if a >= t {
                 let mut b = self.reaches_drive(a);
                 if b > a && b < self.t_done {
-                    loop {
-                        let c = self.reaches_drive(bus::clear_of(&self.arrived, b));
-                        if c == b {
-                            break;
-                        }
-                        b = c;
-                    }
-                    self.queue.held[i].arrival = b;
+                    b = self.past_the_bus(b);
                     let r = self.queue.held[i].req;
                     self.arrives_busy(&r, b);
-                    continue;
                 }
                 self.queue.held[i].arrival = b;
             }
@@ -1204,22 +1201,12 @@ impl super::Device for Hdd {
             // host issues as the last completion is reported reaches the
             // drive then, before the command started from the queue sends
             // anything (DiskSim's order of events at that instant)
-            let mut arrival;
-            match self.made_way {
+            let arrival = match self.made_way {
                 Some((t_done, done_ns)) if now == done_ns && self.plan.is_some() => {
-                    arrival = bus::clear_of(&self.arrived, t_done)
+                    bus::clear_of(&self.arrived, t_done)
                 }
-                _ => {
-                    arrival = self.reaches_drive(now as f64);
-                    loop {
-                        let a = self.reaches_drive(bus::clear_of(&self.arrived, arrival));
-                        if a == arrival {
-                            break;
-                        }
-                        arrival = a;
-                    }
-                }
-            }
+                _ => self.past_the_bus(now as f64),
+            };
             self.queue.held.push(queue::Held { id, req: *req, arrival, loc });
             if arrival < self.t_done {
                 self.arrives_busy(req, arrival);
