@@ -182,9 +182,11 @@ def test_the_sync_noidle_tree_lets_the_drives_order_one_strip_readers() -> None:
         m = prefetchlab.simulate(cfg).metrics
         disk_ms_per_request = m["disk_utilization"] * m["sim_time_s"] * 3 / m["disk_requests"] * 1e3
         got[on] = (disk_ms_per_request, m["bandwidth_mb_s"])
-    # measured: 7.98 against 6.91 ms per disk request, 76.1 against 83.0 MB/s
-    assert got[True][0] < 0.9 * got[False][0], got
-    assert got[True][1] > 1.05 * got[False][1], got
+    # measured: 7.98 against 7.33 ms per disk request, 76.1 against 79.9 MB/s (6.65 ms and
+    # 83.9 MB/s while the drive's SPTF also weighed the reads reaching it only as it chose,
+    # which DiskSim does not: tests/disk_queue.rs)
+    assert got[True][0] < 0.95 * got[False][0], got
+    assert got[True][1] > 1.03 * got[False][1], got
 
 
 def test_ieice13_fig11_ages_the_volume_of_its_file_set() -> None:

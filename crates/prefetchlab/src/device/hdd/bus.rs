@@ -89,6 +89,24 @@ pub fn send(
     sweep(sending, 0, t, connect_ns.is_some(), busy, marks, None).0
 }
 
+/// When the drive wants the bus back for the connection that follows
+/// `sent` blocks, the bus free from `free_ns`: once `watermark` more blocks
+/// (or all the rest) are in, command phases aside (not for an instant bus,
+/// which records no connections).
+pub fn wants(sending: &Sending, sent: u64, free_ns: f64) -> f64 {
+    let Sending { spans, n, watermark, .. } = *sending;
+    let (mut si, mut off) = (0usize, sent);
+    while si < spans.len() && off >= spans[si].count {
+        off -= spans[si].count;
+        si += 1;
+    }
+    if si == spans.len() || sent >= n {
+        return free_ns;
+    }
+    let target = (sent + watermark.max(1)).min(n) - 1;
+    free_ns.max(ready_at(spans, si, off, target - sent))
+}
+
 /// Whether [`send`] takes the instant bus's shortcut: it records no
 /// connections to take up again, so [`resend`] cannot resume it (plan it
 /// again in full).

@@ -133,6 +133,14 @@ impl Mech {
         t
     }
 
+    /// When the platter's position was last recorded (the end of the last
+    /// media transfer: DiskSim's `currtime`, at which its `mech_state`
+    /// holds the angle).
+    #[inline]
+    pub fn ref_ns(&self) -> f64 {
+        self.ref_ns
+    }
+
     /// Moves the arm (the time is the caller's).
     #[inline]
     pub fn set_arm(&mut self, cyl: u32, head: u32) {

@@ -56,6 +56,23 @@
 //!   bus queue may send a read that has taken the read-ahead over before the
 //!   rest of the read in service; the model serves one command at a time
 //!   (`tests/disk_queue.rs`).
+//! * The positional policies (SPTF, SATF) estimate a held command's
+//!   positioning from the platter position the drive last recorded, at the
+//!   end of the last sector its media read or wrote, not from the moment of
+//!   choosing, as DiskSim's `disk_buffer_estimate_servtime` does (from its
+//!   `mech_state`, last set at `currtime`): on a drive that keeps the arm
+//!   until a read's data has crossed a slow bus, the platter has turned
+//!   since, and the next read of a stream, whose first sector has just
+//!   passed, is chosen and waits nearly a revolution. A command reaching
+//!   the drive at the instant of the choice (held behind the bus until
+//!   then) is not among the candidates when one is already there; two
+//!   estimates within a nanosecond are a tie, won by the command held
+//!   longer (DiskSim's rounding decides its ties: `tests/disk_queue.rs`).
+//! * A command waiting for the bus when a command phase ends takes it
+//!   before the read in service whose data came in during that phase: a
+//!   drive busy with a command's arrival asks for the bus only once it has
+//!   disconnected, and DiskSim's bus is granted to the command already
+//!   waiting; once the read has asked, it goes before any command.
 //! * `Preseeking level`: without preseeking (0, every shipped file) a read
 //!   keeps the arm until it has completed, as DiskSim keeps its HDA, so a
 //!   read queued behind it, even the next one of a sequential stream, seeks
@@ -150,6 +167,11 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 const MS: f64 = 1_000_000.0;
+
+/// Positioning estimates closer than this (ns) are a tie for the
+/// positional policies: DiskSim times rotation in steps of 2^-20
+/// revolution (8 ns at 7,200 rpm), so nearer estimates are one to it.
+const TIE_NS: f64 = 1.0;
 
 /// How a drive starts: DiskSim's validation starts every drive with the
 /// platter at angle 0 and the nominal rpm; an array's members start at a
@@ -840,12 +862,37 @@ impl Hdd {
     fn past_the_bus(&self, at: f64) -> f64 {
         let mut a = self.reaches_drive(at);
         loop {
-            let b = self.reaches_drive(bus::clear_of(&self.arrived, a));
+            let c = bus::clear_of(&self.arrived, a);
+            if c > a && self.read_asks_at(c) {
+                return c;
+            }
+            let b = self.reaches_drive(c);
             if b == a {
                 return a;
             }
             a = b;
         }
+    }
+
+    /// Whether the read in service asks for the bus back at `t`, the end of
+    /// a command phase: its data came in during that phase, and a drive
+    /// busy with a command's arrival asks for the bus only once it has
+    /// disconnected. A command that waited for the bus meanwhile is granted
+    /// it first (DiskSim's bus grants the bus to the waiting before the read
+    /// has asked); once the read has asked, it goes before any command (its
+    /// slot's priority).
+    fn read_asks_at(&self, t: f64) -> bool {
+        let Some(plan) = self.plan else { return false };
+        let data = plan.data_from..plan.data_from + self.marks.len();
+        let k = data.start + self.bus_busy[data.clone()].partition_point(|s| s.0 < t);
+        if !data.contains(&k) || self.bus_busy[k].0 != t || (k == data.start && plan.connect.is_some()) {
+            return false;
+        }
+        let free = if k == data.start { plan.free_bus_ns } else { self.bus_busy[k - 1].1 };
+        let sending = plan.sending(&self.spans, &self.arrived);
+        let want = bus::wants(&sending, self.marks[k - data.start], free);
+        let i = self.arrived.partition_point(|p| p.1 <= want);
+        self.arrived.get(i).is_some_and(|p| p.0 <= want && p.1 == t)
     }
 
     /// Whether a command waits in the drive's queue at `at` (the end of a
@@ -1075,7 +1122,8 @@ impl Hdd {
     }
 
     /// The index of the held command to serve next, from drive time `d`
-    /// (the queue's policy; the positional ones from the arm and platter).
+    /// (the queue's policy; the positional ones from the arm and the
+    /// platter as the drive last recorded it: see the module doc).
     fn pick(&mut self, d: f64) -> usize {
         let lay = &self.p.layout;
         let cyl_of = |l: u64| lay.cylinder_of(l.min(lay.capacity_sectors - 1)).unwrap_or(0) as u64;
@@ -1085,7 +1133,11 @@ impl Hdd {
             return i;
         }
         let mut best = (f64::INFINITY, 0usize);
+        let any_before = self.queue.held.iter().any(|h| h.arrival < d);
         for (i, h) in self.queue.held.iter().enumerate() {
+            if any_before && h.arrival >= d {
+                continue;
+            }
             let l = h.req.lba_sector.min(lay.capacity_sectors - 1);
             let Some(loc) = h.loc else { continue };
             let mut cost = if let queue::Policy::Sptf { cache: true } = self.queue.policy {
@@ -1104,19 +1156,24 @@ impl Hdd {
             if cost.is_nan() {
                 let from = d.max(h.arrival);
                 let st = self.mech.seek_ns(loc.cyl, loc.head, h.req.write);
-                if st >= best.0 {
+                if st >= best.0 - TIE_NS {
                     // the rest only adds: it cannot beat the best so far
                     continue;
                 }
                 let (c0, h0) = (self.mech.cyl, self.mech.head);
                 self.mech.set_arm(loc.cyl, loc.head);
-                cost = st + self.mech.wait_ns(&loc, from + st) + (from - d);
+                // the platter as last recorded (DiskSim's estimate); one
+                // still on its way is costed from its arrival
+                let at = if from > d { from } else { self.mech.ref_ns().min(d) };
+                cost = st + self.mech.wait_ns(&loc, at + st) + (from - d);
                 self.mech.set_arm(c0, h0);
                 if self.queue.policy == queue::Policy::Satf {
                     cost += h.req.sectors as f64 * self.mech.period_ns / loc.spt as f64;
                 }
             }
-            if cost < best.0 {
+            // a tie (two sectors coming round together, the estimates
+            // apart only in their rounding): the command held longer
+            if cost < best.0 - TIE_NS {
                 best = (cost, i);
             }
         }
