@@ -532,12 +532,13 @@ fn sptf_estimates_from_where_the_media_last_read_as_disksim_does() {
 /// on the Atlas 10K (the one file that sets it; the model keeps the blocks
 /// DiskSim's manual describes, DiskSim 4.0's code fewer: see `device::hdd`):
 /// (12 ms, streams of 4), (6 ms, 4), (16 ms, 2). All saturate the drive:
-/// the host holds the reads the drive has no tag for.
-const DISKSIM_SPTF_SLOW_BUS_MS: [(&str, [f64; 3]); 4] = [
-    ("atlas10k", [418.967248, 726.981259, 165.535415]),
-    ("cheetah9LP", [429.094795, 745.545609, 201.553249]),
-    ("barracuda", [1032.897581, 1327.635007, 777.141429]),
-    ("hp_c2247a", [2091.931595, 2382.848251, 2065.820184]),
+/// the host holds the reads the drive has no tag for. Beside each, the
+/// relative error the model is held to: a little above what it measured.
+const DISKSIM_SPTF_SLOW_BUS_MS: [(&str, [(f64, f64); 3]); 4] = [
+    ("atlas10k", [(418.967248, 1e-4), (726.981259, 1e-4), (165.535415, 0.04)]),
+    ("cheetah9LP", [(429.094795, 0.045), (745.545609, 0.005), (201.553249, 0.05)]),
+    ("barracuda", [(1032.897581, 0.005), (1327.635007, 0.005), (777.141429, 0.005)]),
+    ("hp_c2247a", [(2091.931595, 0.005), (2382.848251, 0.005), (2065.820184, 0.005)]),
 ];
 
 #[test]
@@ -548,10 +549,9 @@ fn deep_sptf_queues_on_slow_buses_serve_as_disksim_does() {
     // atlas10k 418.97, 726.98, 161.26; cheetah9LP 443.21, 744.17, 192.95;
     // barracuda 1,034.98, 1,326.35, 776.86; hp_c2247a 2,091.74, 2,379.77,
     // 2,064.93 (0.0004 % to 4.3 %). The two agree read by read up to the
-    // first time two commands' sectors come under the head at the same
-    // instant (the Atlas 10K's first two loads: all 300 reads): DiskSim
-    // turns its platter in steps of 2^-20 revolution and then keeps the
-    // one its rounding puts first; the model keeps the one held longer.
+    // first time two commands' sectors come under the head together
+    // (on the Atlas 10K's first two loads, all 300 reads), where DiskSim's
+    // fixed-point rotation and the model's tie rule part (see `device::hdd`).
     let Some(dir) = common::disksim_valid() else { return };
     let loads = [
         queued_streams(300, 12_000_000, 4, 2_000_000),
@@ -564,11 +564,11 @@ fn deep_sptf_queues_on_slow_buses_serve_as_disksim_does() {
         if drive == "atlas10k" {
             ov.push(("Read any free blocks".to_string(), 0.0));
         }
-        for (load, ds) in loads.iter().zip(ds_ms) {
+        for (load, (ds, tol)) in loads.iter().zip(ds_ms) {
             let p = load_drive(&dir.join(format!("{drive}.parv")), &ov).unwrap();
             let ours = open_loop_response_ms(&mut Hdd::with_start(p, true, Start::Index, Rng::new(1)), load);
             println!("{drive}, SPTF 32 deep: prefetchlab {ours:.4} ms, DiskSim {ds:.4} ms");
-            if (ours - ds).abs() > 0.05 * ds {
+            if (ours - ds).abs() > tol * ds {
                 failures.push(format!("{drive}: {ours:.3} ms vs DiskSim {ds:.3} ms"));
             }
         }
@@ -623,11 +623,16 @@ fn of_two_commands_whose_sectors_come_round_together_the_one_held_longer_goes_fi
     // 13,480) and 48 (block 364,688) are the nearest, and their first
     // sectors come under the head at the same instant: the model's two
     // estimates differ only in their rounding. It takes the one held longer
-    // (estimates within a nanosecond are one), as DiskSim does here; taking
-    // the one its rounding put first, it completed 28 of these 48 reads
-    // otherwise. DiskSim's own choice between such commands follows the
-    // rounding of its 2^-20 revolution steps: on two of the other loads it
-    // took the one held shorter (DISKSIM_SPTF_SLOW_BUS_MS).
+    // (estimates within a nanosecond of the least are a tie), which DiskSim
+    // took too; taking the one its rounding put first, it completed 28 of
+    // these 48 reads otherwise. Read 25 is also the lower block, first in
+    // DiskSim's queue: this load cannot tell the two rules apart. Of nine
+    // such ties met on the loads of DISKSIM_SPTF_SLOW_BUS_MS DiskSim took
+    // the lower block in six and the one held longer in three; ordering
+    // ties by block (by cylinder on a datasheet preset) moved wd10evvs's
+    // streams of four to 15.87 ms against DiskSim's 15.57
+    // (DISKSIM_SATURATED_MS). DiskSim's own near-ties follow its
+    // fixed-point rotation, not a rule.
     let Some(dir) = common::disksim_valid() else { return };
     let ov = vec![("Max queue length".to_string(), 32.0), ("Scheduling policy".to_string(), 8.0)];
     let p = load_drive(&dir.join("barracuda.parv"), &ov).unwrap();

@@ -91,8 +91,9 @@ pub fn send(
 
 /// When the drive wants the bus back for the connection that follows
 /// `sent` blocks, the bus free from `free_ns`: once `watermark` more blocks
-/// (or all the rest) are in, command phases aside (not for an instant bus,
-/// which records no connections).
+/// (or all the rest) are in, command phases aside (as [`send`] reconnects;
+/// an instant bus records a connection only when it holds the bus, from
+/// its first reconnection).
 pub fn wants(sending: &Sending, sent: u64, free_ns: f64) -> f64 {
     let Sending { spans, n, watermark, .. } = *sending;
     let (mut si, mut off) = (0usize, sent);

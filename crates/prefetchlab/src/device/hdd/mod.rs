@@ -57,22 +57,31 @@
 //!   rest of the read in service; the model serves one command at a time
 //!   (`tests/disk_queue.rs`).
 //! * The positional policies (SPTF, SATF) estimate a held command's
-//!   positioning from the platter position the drive last recorded, at the
-//!   end of the last sector its media read or wrote, not from the moment of
-//!   choosing, as DiskSim's `disk_buffer_estimate_servtime` does (from its
-//!   `mech_state`, last set at `currtime`): on a drive that keeps the arm
-//!   until a read's data has crossed a slow bus, the platter has turned
-//!   since, and the next read of a stream, whose first sector has just
-//!   passed, is chosen and waits nearly a revolution. A command reaching
-//!   the drive at the instant of the choice (held behind the bus until
-//!   then) is not among the candidates when one is already there; two
-//!   estimates within a nanosecond are a tie, won by the command held
-//!   longer (DiskSim's rounding decides its ties: `tests/disk_queue.rs`).
-//! * A command waiting for the bus when a command phase ends takes it
-//!   before the read in service whose data came in during that phase: a
+//!   positioning from the platter and arm as the drive last recorded them:
+//!   the platter at the end of the last sector its media read or wrote,
+//!   the arm on the track it is on (while the read-ahead runs: the track
+//!   it reads, waits on or seeks to), not from the moment of choosing, as
+//!   DiskSim's `disk_buffer_estimate_servtime` does (from its `mech_state`,
+//!   set at every sector done and at the start of a seek): on a drive that
+//!   keeps the arm until a read's data has crossed a slow bus, the platter
+//!   has turned since, and the next read of a stream, whose first sector
+//!   has just passed, is chosen and waits nearly a revolution. A command
+//!   that reaches the drive at or after the instant of the choice (held
+//!   behind the bus until then) is not among the candidates while one that
+//!   came before is (DiskSim chooses among the commands it holds); with
+//!   none there, one on its way is costed from its arrival plus the wait
+//!   for it. Estimates within a nanosecond of the least are a tie, won by
+//!   the one held longest: a heuristic. DiskSim's own near-ties follow its
+//!   fixed-point rotation (`dm_rottime` truncates to 2^-20 revolution), and
+//!   only exact ones its queue's order (by block, or by cylinder, surface
+//!   and block with a cylinder mapping); measured against its choices in
+//!   `tests/disk_queue.rs`, neither rule matches it everywhere.
+//! * The first command waiting for the bus when a command phase ends takes
+//!   it before the read in service whose data came in during that phase: a
 //!   drive busy with a command's arrival asks for the bus only once it has
 //!   disconnected, and DiskSim's bus is granted to the command already
-//!   waiting; once the read has asked, it goes before any command.
+//!   waiting; once the read has asked, it goes before any other command
+//!   (its slot's priority, `disksim_bus.c`).
 //! * `Preseeking level`: without preseeking (0, every shipped file) a read
 //!   keeps the arm until it has completed, as DiskSim keeps its HDA, so a
 //!   read queued behind it, even the next one of a sequential stream, seeks
@@ -169,8 +178,9 @@ use std::path::Path;
 const MS: f64 = 1_000_000.0;
 
 /// Positioning estimates closer than this (ns) are a tie for the
-/// positional policies: DiskSim times rotation in steps of 2^-20
-/// revolution (8 ns at 7,200 rpm), so nearer estimates are one to it.
+/// positional policies: two sectors that come under the head together give
+/// estimates apart only in the rounding of the model's own floating point
+/// (DiskSim's fixed-point steps, 2^-20 revolution, are 8 ns at 7,200 rpm).
 const TIE_NS: f64 = 1.0;
 
 /// How a drive starts: DiskSim's validation starts every drive with the
@@ -231,6 +241,9 @@ pub struct Hdd {
     marks: Vec<u64>,
     new_busy: Vec<(f64, f64)>,
     new_marks: Vec<u64>,
+    /// Each held command's positioning estimate at a pick (kept to avoid
+    /// allocating).
+    costs: Vec<f64>,
     /// The command in service's tag, and a completion of it that a command
     /// reaching the drive has moved, not yet taken by the host.
     in_service: u32,
@@ -361,6 +374,7 @@ impl Hdd {
             marks: Vec::with_capacity(64),
             new_busy: Vec::with_capacity(64),
             new_marks: Vec::with_capacity(64),
+            costs: Vec::new(),
             in_service: u32::MAX,
             moved: None,
             t_done: 0.0,
@@ -1123,8 +1137,9 @@ impl Hdd {
 
     /// The index of the held command to serve next, from drive time `d`
     /// (the queue's policy; the positional ones from the arm and the
-    /// platter as the drive last recorded it: see the module doc).
-    fn pick(&mut self, d: f64) -> usize {
+    /// platter as the drive last recorded them, `platter`: see the module
+    /// doc).
+    fn pick(&mut self, d: f64, platter: Platter) -> usize {
         let lay = &self.p.layout;
         let cyl_of = |l: u64| lay.cylinder_of(l.min(lay.capacity_sectors - 1)).unwrap_or(0) as u64;
         let here_cyl = self.mech.cyl as u64;
@@ -1132,53 +1147,91 @@ impl Hdd {
         if let Some(i) = self.queue.pick_simple(here_lba, here_cyl, cyl_of) {
             return i;
         }
-        let mut best = (f64::INFINITY, 0usize);
-        let any_before = self.queue.held.iter().any(|h| h.arrival < d);
-        for (i, h) in self.queue.held.iter().enumerate() {
-            if any_before && h.arrival >= d {
-                continue;
-            }
-            let l = h.req.lba_sector.min(lay.capacity_sectors - 1);
-            let Some(loc) = h.loc else { continue };
-            let mut cost = if let queue::Policy::Sptf { cache: true } = self.queue.policy {
-                let whole = (0..self.cache.len()).any(|s| {
-                    let g = self.cache.get(s);
-                    g.state != SegState::Empty && g.start <= l && l + h.req.sectors as u64 <= g.end
-                });
-                if whole && !h.req.write {
-                    0.0
-                } else {
-                    f64::NAN
-                }
-            } else {
-                f64::NAN
-            };
-            if cost.is_nan() {
-                let from = d.max(h.arrival);
-                let st = self.mech.seek_ns(loc.cyl, loc.head, h.req.write);
-                if st >= best.0 - TIE_NS {
-                    // the rest only adds: it cannot beat the best so far
-                    continue;
-                }
-                let (c0, h0) = (self.mech.cyl, self.mech.head);
-                self.mech.set_arm(loc.cyl, loc.head);
-                // the platter as last recorded (DiskSim's estimate); one
-                // still on its way is costed from its arrival
-                let at = if from > d { from } else { self.mech.ref_ns().min(d) };
-                cost = st + self.mech.wait_ns(&loc, at + st) + (from - d);
-                self.mech.set_arm(c0, h0);
-                if self.queue.policy == queue::Policy::Satf {
-                    cost += h.req.sectors as f64 * self.mech.period_ns / loc.spt as f64;
-                }
-            }
-            // a tie (two sectors coming round together, the estimates
-            // apart only in their rounding): the command held longer
-            if cost < best.0 - TIE_NS {
-                best = (cost, i);
-            }
+        let (c0, h0) = (self.mech.cyl, self.mech.head);
+        if let Some((cyl, head)) = platter.arm {
+            self.mech.set_arm(cyl, head);
         }
-        best.1
+        let any_before = self.queue.held.iter().any(|h| h.arrival < d);
+        self.costs.clear();
+        let mut least = f64::INFINITY;
+        for h in &self.queue.held {
+            let l = h.req.lba_sector.min(lay.capacity_sectors - 1);
+            let cost = match h.loc {
+                // not at the drive when it chooses (held behind the bus)
+                _ if any_before && h.arrival >= d => f64::INFINITY,
+                None => f64::INFINITY,
+                Some(_)
+                    if self.queue.policy == (queue::Policy::Sptf { cache: true })
+                        && !h.req.write
+                        && (0..self.cache.len()).any(|s| {
+                            let g = self.cache.get(s);
+                            g.state != SegState::Empty && g.start <= l && l + h.req.sectors as u64 <= g.end
+                        }) =>
+                {
+                    0.0
+                }
+                Some(loc) => {
+                    let from = d.max(h.arrival);
+                    let st = self.mech.seek_ns(loc.cyl, loc.head, h.req.write);
+                    if st > least + TIE_NS {
+                        // the rest only adds: it cannot come near the least
+                        f64::INFINITY
+                    } else {
+                        // from the platter as last recorded (DiskSim's
+                        // estimate); one still on its way from its arrival
+                        let at = if from > d { from } else { platter.at_ns.min(d) };
+                        let (ca, ha) = (self.mech.cyl, self.mech.head);
+                        self.mech.set_arm(loc.cyl, loc.head);
+                        let mut c = st + self.mech.wait_ns(&loc, at + st) + (from - d);
+                        self.mech.set_arm(ca, ha);
+                        if self.queue.policy == queue::Policy::Satf {
+                            c += h.req.sectors as f64 * self.mech.period_ns / loc.spt as f64;
+                        }
+                        c
+                    }
+                }
+            };
+            least = least.min(cost);
+            self.costs.push(cost);
+        }
+        self.mech.set_arm(c0, h0);
+        // a tie (two sectors coming round together, the estimates apart
+        // only in their rounding): the first held of those within TIE_NS of
+        // the least
+        self.costs.iter().position(|&c| c <= least + TIE_NS).unwrap_or(0)
     }
+
+    /// The platter and arm as the drive last recorded them: the end of the
+    /// last sector its media read or wrote, the arm where it is.
+    fn platter(&self) -> Platter {
+        Platter { at_ns: self.mech.ref_ns(), arm: None }
+    }
+
+    /// The same while the read-ahead is `doing` something: DiskSim records
+    /// the platter at every sector read, and the arm on the track it is
+    /// seeking to, reading, or waiting on (`ReadAhead::advance` commits
+    /// only whole tracks).
+    fn platter_reading_ahead(&self, doing: Doing) -> Platter {
+        let at_block = |b: u64| self.p.layout.locate(b).map(|l| (l.cyl, l.head));
+        match doing {
+            Doing::Finished(_) => self.platter(),
+            Doing::Seek { .. } | Doing::Latency { .. } => {
+                Platter { at_ns: self.mech.ref_ns(), arm: at_block(self.ra.next) }
+            }
+            Doing::Sector { done, start_ns, .. } => Platter {
+                at_ns: if done > 0 { start_ns } else { self.mech.ref_ns() },
+                arm: at_block(self.ra.next + done),
+            },
+        }
+    }
+}
+
+/// Where the positional policies estimate from ([`Hdd::pick`]): the
+/// platter's last recorded time and, if not the arm's, the track.
+#[derive(Debug, Clone, Copy)]
+struct Platter {
+    at_ns: f64,
+    arm: Option<(u32, u32)>,
 }
 
 impl Hdd {
@@ -1228,7 +1281,7 @@ impl Hdd {
                 // read-ahead has read (or, with almost-read hits, is reading)
                 // takes it over, as one arriving now would (`read`); any
                 // other stops it
-                let i = self.pick(free);
+                let i = self.pick(free, self.platter_reading_ahead(doing));
                 if self.takes_over(&self.queue.held[i].req) {
                     let h = self.queue.held.remove(i);
                     return Some(self.start(h.id, &h.req, h.arrival, free, now));
@@ -1238,7 +1291,7 @@ impl Hdd {
         } else if let Some(started) = self.first_behind_the_bus(d, now) {
             return Some(started);
         }
-        let i = self.pick(d);
+        let i = self.pick(d, self.platter());
         let h = self.queue.held.remove(i);
         Some(self.start(h.id, &h.req, h.arrival, d, now))
     }

@@ -24,11 +24,18 @@
 //! that follows a pick falls through without recording the arm's position):
 //! the model schedules them as their definitions say (the elevator 4.350 ms)
 //! rather than copy that.
+//!
+//! | policy | DiskSim name | picks |
+//! |---|---|---|
 //! | 22, 23 | SDF | as 7 (shortest distance first) |
 //! | 27 and above | BATCH_FCFS and later | as 1 |
 //!
-//! Ties go to the oldest request (DiskSim keeps the first it finds). Read
-//! and write initiation delays are 0 in every shipped file and not modelled.
+//! Ties go to the oldest request. DiskSim keeps the first it finds in its
+//! list, which for every policy but FCFS it keeps sorted by cylinder,
+//! surface and block (by block alone with `Cylinder mapping strategy` 0),
+//! so an exact tie may go otherwise there; for the positional policies see
+//! `Hdd::pick`. Read and write initiation delays are 0 in every shipped
+//! file and not modelled.
 
 use super::geometry::Loc;
 use super::params::QueueParams;
