@@ -488,6 +488,18 @@ fn a_full_command_queue_serves_as_disksim_does() {
     assert!(failures.is_empty(), "{failures:#?}");
 }
 
+/// A drive of `../shared/disksim-valid` with 32 tags and SPTF, as DiskSim
+/// ran it for the tables below (`Read any free blocks` 0 on the Atlas 10K:
+/// see [`DISKSIM_SPTF_SLOW_BUS_MS`]).
+fn sptf_32_deep(dir: &std::path::Path, drive: &str) -> Hdd {
+    let mut ov = vec![("Max queue length".to_string(), 32.0), ("Scheduling policy".to_string(), 8.0)];
+    if drive == "atlas10k" {
+        ov.push(("Read any free blocks".to_string(), 0.0));
+    }
+    let p = load_drive(&dir.join(format!("{drive}.parv")), &ov).unwrap();
+    Hdd::with_start(p, true, Start::Index, Rng::new(1))
+}
+
 /// DiskSim 4.0's completions (ms) of four reads on `../shared/disksim-valid`'s
 /// Barracuda with 32 tags and SPTF (`Max queue length` 32 and `Scheduling
 /// policy` 8 set in a copy of `barracuda.diskspecs`, the file otherwise as
@@ -508,8 +520,6 @@ fn sptf_estimates_from_where_the_media_last_read_as_disksim_does() {
     // of choosing and took the third read first (3 ms after the first,
     // against DiskSim's 21).
     let Some(dir) = common::disksim_valid() else { return };
-    let ov = vec![("Max queue length".to_string(), 32.0), ("Scheduling policy".to_string(), 8.0)];
-    let p = load_drive(&dir.join("barracuda.parv"), &ov).unwrap();
     let ms = |x: f64| (x * 1e6).round() as u64;
     let reqs = [
         (ms(5.222984), 955_104, 32),
@@ -517,7 +527,7 @@ fn sptf_estimates_from_where_the_media_last_read_as_disksim_does() {
         (ms(10.766643), 955_168, 32),
         (ms(16.762008), 955_200, 32),
     ];
-    let done = open_loop_done_ns(&mut Hdd::with_start(p, true, Start::Index, Rng::new(1)), &reqs);
+    let done = open_loop_done_ns(&mut sptf_32_deep(&dir, "barracuda"), &reqs);
     for (i, (d, ds)) in done.iter().zip(DISKSIM_SPTF_FROM_THE_LAST_SECTOR_MS).enumerate() {
         let ours = *d as f64 / 1e6;
         println!("read {i}: prefetchlab {ours:.4} ms, DiskSim {ds:.4} ms");
@@ -560,13 +570,8 @@ fn deep_sptf_queues_on_slow_buses_serve_as_disksim_does() {
     ];
     let mut failures = Vec::new();
     for (drive, ds_ms) in DISKSIM_SPTF_SLOW_BUS_MS {
-        let mut ov = vec![("Max queue length".to_string(), 32.0), ("Scheduling policy".to_string(), 8.0)];
-        if drive == "atlas10k" {
-            ov.push(("Read any free blocks".to_string(), 0.0));
-        }
         for (load, (ds, tol)) in loads.iter().zip(ds_ms) {
-            let p = load_drive(&dir.join(format!("{drive}.parv")), &ov).unwrap();
-            let ours = open_loop_response_ms(&mut Hdd::with_start(p, true, Start::Index, Rng::new(1)), load);
+            let ours = open_loop_response_ms(&mut sptf_32_deep(&dir, drive), load);
             println!("{drive}, SPTF 32 deep: prefetchlab {ours:.4} ms, DiskSim {ds:.4} ms");
             if (ours - ds).abs() > tol * ds {
                 failures.push(format!("{drive}: {ours:.3} ms vs DiskSim {ds:.3} ms"));
@@ -595,10 +600,8 @@ fn a_command_waiting_for_the_bus_goes_before_the_read_that_asks_for_it_then() {
     // let the read reconnect before read 6 (24.18 ms), or, granting every
     // waiting command first, read 7 too (25.41 ms).
     let Some(dir) = common::disksim_valid() else { return };
-    let ov = vec![("Max queue length".to_string(), 32.0), ("Scheduling policy".to_string(), 8.0)];
-    let p = load_drive(&dir.join("barracuda.parv"), &ov).unwrap();
     let reqs = queued_streams(8, 6_000_000, 4, 2_000_000);
-    let done = open_loop_done_ns(&mut Hdd::with_start(p, true, Start::Index, Rng::new(1)), &reqs);
+    let done = open_loop_done_ns(&mut sptf_32_deep(&dir, "barracuda"), &reqs);
     for (i, (d, ds)) in done.iter().zip(DISKSIM_WAITING_COMMANDS_DONE_MS).enumerate() {
         let ours = *d as f64 / 1e6;
         println!("read {i}: prefetchlab {ours:.4} ms, DiskSim {ds:.4} ms");
@@ -634,10 +637,8 @@ fn of_two_commands_whose_sectors_come_round_together_the_one_held_longer_goes_fi
     // (DISKSIM_SATURATED_MS). DiskSim's own near-ties follow its
     // fixed-point rotation, not a rule.
     let Some(dir) = common::disksim_valid() else { return };
-    let ov = vec![("Max queue length".to_string(), 32.0), ("Scheduling policy".to_string(), 8.0)];
-    let p = load_drive(&dir.join("barracuda.parv"), &ov).unwrap();
     let reqs = queued_streams(300, 6_000_000, 4, 2_000_000);
-    let done = open_loop_done_ns(&mut Hdd::with_start(p, true, Start::Index, Rng::new(1)), &reqs);
+    let done = open_loop_done_ns(&mut sptf_32_deep(&dir, "barracuda"), &reqs);
     let off: Vec<usize> =
         (0..48).filter(|&i| (done[i] as f64 / 1e6 - DISKSIM_SPTF_TIE_DONE_MS[i]).abs() > 0.01).collect();
     assert!(off.is_empty(), "reads completing otherwise than in DiskSim: {off:?}");
