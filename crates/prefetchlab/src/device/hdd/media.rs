@@ -74,6 +74,17 @@ struct TrackRef {
     sector: u32,
 }
 
+/// The arm's position and the platter's reference, to put back
+/// ([`Mech::state`], [`Mech::restore`]): a media access planned again.
+#[derive(Debug, Clone, Copy)]
+pub struct MechState {
+    cyl: u32,
+    head: u32,
+    ref_ns: f64,
+    ref_angle: f64,
+    ref_track: Option<TrackRef>,
+}
+
 /// Arm and platter.
 #[derive(Debug, Clone)]
 pub struct Mech {
@@ -139,6 +150,23 @@ impl Mech {
     #[inline]
     pub fn ref_ns(&self) -> f64 {
         self.ref_ns
+    }
+
+    /// The arm and the platter's reference now.
+    pub fn state(&self) -> MechState {
+        MechState {
+            cyl: self.cyl,
+            head: self.head,
+            ref_ns: self.ref_ns,
+            ref_angle: self.ref_angle,
+            ref_track: self.ref_track,
+        }
+    }
+
+    /// Puts back a state taken by [`Mech::state`].
+    pub fn restore(&mut self, s: MechState) {
+        (self.cyl, self.head, self.ref_ns, self.ref_angle, self.ref_track) =
+            (s.cyl, s.head, s.ref_ns, s.ref_angle, s.ref_track);
     }
 
     /// Moves the arm (the time is the caller's).

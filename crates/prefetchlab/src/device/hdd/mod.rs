@@ -44,18 +44,21 @@
 //!   before the one in service has let go of the bus for the last time.
 //! * A command that reaches the drive while it is busy holds the bus for
 //!   its command phase (the read-miss, or write, overhead and the
-//!   disconnect), as DiskSim's `disk_request_arrive` does: a read in
-//!   service that is sending its blocks reconnects after it, so its
+//!   disconnect, after a read or a write as the last command *completed*
+//!   was: DiskSim's `lastflags`), as DiskSim's `disk_request_arrive` does:
+//!   a read in service that is sending its blocks reconnects after it, and
+//!   so does a write that disconnected after its command and reconnects for
+//!   its data (`WritePlan`: its data and media write follow), so its
 //!   completion moves later ([`super::Device::take_moved`]). A command the
 //!   host issues as a completion is reported reaches the drive then, before
 //!   the command the drive starts from its queue sends anything (DiskSim's
 //!   order of events at that instant), unless that command itself reached
-//!   the drive only then (it goes first) or sends otherwise than as a read
-//!   through [`bus`] (a write, or a whole hit: each keeps the bus use
-//!   planned when it started, and is never moved). DiskSim's
-//!   bus queue may send a read that has taken the read-ahead over before the
-//!   rest of the read in service; the model serves one command at a time
-//!   (`tests/disk_queue.rs`).
+//!   the drive only then (it goes first) or is a whole hit (it keeps the
+//!   bus use planned when it started); so does a command that waited for
+//!   the bus and reaches the drive just as a write started from the queue
+//!   reconnects. DiskSim's bus queue may send a read that has taken the
+//!   read-ahead over before the rest of the read in service; the model
+//!   serves one command at a time (`tests/disk_queue.rs`).
 //! * The positional policies (SPTF, SATF) estimate a held command's
 //!   positioning from the platter and arm as the drive last recorded them:
 //!   the platter at the end of the last sector its media read or wrote,
@@ -169,7 +172,7 @@ use crate::error::{Error, Result};
 use crate::sim::{Rng, TimeNs};
 use bus::BusCosts;
 use cache::{HitKind, ReadChoice, SegCache, SegState};
-use media::{Mech, Span};
+use media::{Mech, MechState, Span};
 pub use params::{AccessTime, CacheParams, DriveParams, DriveRates, Overheads, QueueParams};
 use readahead::{Doing, Limits, ReadAhead};
 use std::collections::BTreeMap;
@@ -214,6 +217,11 @@ pub struct Hdd {
     /// command the drive holds append; the next waits for the media).
     appended: bool,
     last_was_write: bool,
+    /// The direction of the last command completed (DiskSim's `lastflags`,
+    /// set as a command completes): while one is in service, that of the
+    /// one before it. The overheads of commands arriving meanwhile follow
+    /// it.
+    done_was_write: bool,
     /// The block after the last request (the elevator policies' position).
     last_lba: u64,
     /// When the command in service holds the host interface (from..to, in
@@ -238,6 +246,9 @@ pub struct Hdd {
     /// and room for the connections planned again (until they meet the old
     /// plan, whose rest stands).
     plan: Option<SendPlan>,
+    /// How the write in service takes its data after reconnecting
+    /// ([`WritePlan`]), to plan it again when a command takes the bus first.
+    wplan: Option<WritePlan>,
     marks: Vec<u64>,
     new_busy: Vec<(f64, f64)>,
     new_marks: Vec<u64>,
@@ -289,6 +300,30 @@ impl SendPlan {
     fn sending<'a>(&'a self, spans: &'a [Span], blocked: &'a [(f64, f64)]) -> bus::Sending<'a> {
         bus::Sending { spans, n: self.n, watermark: self.watermark, costs: &self.costs, blocked }
     }
+}
+
+/// A write that disconnected after its command (the drive busy) and
+/// reconnects for its data ([`Hdd::write_data`]), kept to send its data
+/// and write it again later when a command reaching the drive takes the bus
+/// as it reconnects.
+#[derive(Debug, Clone, Copy)]
+struct WritePlan {
+    lba: u64,
+    n: u64,
+    /// When it reconnects, and where that connection is in `bus_busy`.
+    connect: f64,
+    at: usize,
+    /// The reselect and data preparation before the data crosses.
+    lead_ns: f64,
+    /// The arm and platter before its media write, when that may start,
+    /// and how many blocks it waits for before its first.
+    mech: MechState,
+    mech_start: f64,
+    min_seek: f64,
+    min_buffered: u64,
+    fast: bool,
+    /// It appends to a write-back write still on its way to the media.
+    appends: bool,
 }
 
 /// The parameters of the drive `model` names (a preset, or a path to a
@@ -367,10 +402,12 @@ impl Hdd {
             write_until_end: u64::MAX,
             appended: false,
             last_was_write: false,
+            done_was_write: false,
             bus_busy: Vec::with_capacity(8),
             bus_idle_ns: 0.0,
             arrived: Vec::with_capacity(8),
             plan: None,
+            wplan: None,
             marks: Vec::with_capacity(64),
             new_busy: Vec::with_capacity(64),
             new_marks: Vec::with_capacity(64),
@@ -446,6 +483,7 @@ impl Hdd {
         self.bus_idle_ns = self.bus_busy.last().map_or(0.0, |b| b.1);
         self.bus_busy.clear();
         self.plan = None;
+        self.wplan = None;
         let idle = self.bus_idle_ns;
         self.arrived.retain(|p| p.1 > idle);
         let r = if let AccessTime::Constant { ms } = self.p.access {
@@ -456,6 +494,7 @@ impl Hdd {
         } else {
             self.read(lba, n, t, hda_free)
         };
+        self.done_was_write = self.last_was_write;
         self.last_was_write = req.write;
         self.last_lba = lba + n;
         r
@@ -528,7 +567,7 @@ impl Hdd {
     /// `hda_free` (≤ `t` when it is idle).
     fn read(&mut self, lba: u64, n: u64, t: f64, hda_free: f64) -> (f64, u64, bool) {
         let ov = &self.p.overheads;
-        let (hit_ms, miss_ms, disc_ms) = self.read_overheads_ms();
+        let (hit_ms, miss_ms, disc_ms) = self.read_overheads_ms(self.last_was_write);
         let prep = self.oh(ov.data_prep);
         let hit_oh = self.oh(hit_ms) + prep;
         let miss_oh = self.oh(miss_ms);
@@ -771,6 +810,17 @@ impl Hdd {
             return;
         }
         self.arrived.push(phase);
+        if let Some(mut wp) = self.wplan {
+            // a write reconnecting for its data during the phase reconnects
+            // after it (DiskSim grants the bus to the command first)
+            if phase.0 <= wp.connect && wp.connect < phase.1 {
+                wp.connect = phase.1;
+                self.wplan = Some(wp);
+                let (done, _) = self.write_data(&wp);
+                self.moves_to(done);
+            }
+            return;
+        }
         let Some(mut plan) = self.plan else { return };
         if plan.end_ns + plan.completion <= phase.0 {
             return;
@@ -823,7 +873,13 @@ impl Hdd {
         if self.ra.cap.until_ns == old_end {
             self.ra.cap.until_ns = plan.end_ns;
         }
-        let done = (plan.end_ns + plan.completion).max(self.t_done);
+        self.moves_to(plan.end_ns + plan.completion);
+    }
+
+    /// The command in service now completes at `done` (never sooner): the
+    /// move is reported through [`super::Device::take_moved`].
+    fn moves_to(&mut self, done: f64) {
+        let done = done.max(self.t_done);
         let done_ns = (done.ceil() as TimeNs).max(self.done_ns);
         self.t_done = done;
         if done_ns != self.done_ns {
@@ -834,23 +890,24 @@ impl Hdd {
 
     /// How long a command arriving while the drive is busy holds the bus:
     /// DiskSim's command overhead and disconnect (`disk_read_arrive`,
-    /// `disk_write_arrive`), chosen by the last command's direction.
+    /// `disk_write_arrive`), chosen by the direction of the last command
+    /// completed (not the one in service).
     fn command_phase_ns(&self, req: &DiskRequest) -> f64 {
         if let AccessTime::Constant { .. } = self.p.access {
             0.0
         } else if req.write {
-            self.oh(self.write_overhead_ms()) + self.oh(self.p.overheads.write_disconnect)
+            self.oh(self.write_overhead_ms(self.done_was_write)) + self.oh(self.p.overheads.write_disconnect)
         } else {
-            let (_, miss_ms, disc_ms) = self.read_overheads_ms();
+            let (_, miss_ms, disc_ms) = self.read_overheads_ms(self.done_was_write);
             self.oh(miss_ms) + self.oh(disc_ms)
         }
     }
 
-    /// A read's hit, miss and disconnect overheads (ms), by the last
-    /// command's direction.
-    fn read_overheads_ms(&self) -> (f64, f64, f64) {
+    /// A read's hit, miss and disconnect overheads (ms), after a write or
+    /// a read.
+    fn read_overheads_ms(&self, after_write: bool) -> (f64, f64, f64) {
         let ov = &self.p.overheads;
-        if self.last_was_write {
+        if after_write {
             (ov.read_hit_after_write, ov.read_miss_after_write, ov.read_disconnect_after_write)
         } else {
             (ov.read_hit_after_read, ov.read_miss_after_read, ov.read_disconnect_after_read)
@@ -858,11 +915,11 @@ impl Hdd {
     }
 
     /// A write's command overhead (ms): the hit overhead with write-back
-    /// caching, the miss overhead without, by the last command's direction.
-    fn write_overhead_ms(&self) -> f64 {
+    /// caching, the miss overhead without, after a write or a read.
+    fn write_overhead_ms(&self, after_write: bool) -> f64 {
         let ov = &self.p.overheads;
         let fast = self.cache_on && self.p.cache.fast_write_level > 0;
-        match (fast, self.last_was_write) {
+        match (fast, after_write) {
             (true, true) => ov.write_hit_after_write,
             (true, false) => ov.write_hit_after_read,
             (false, true) => ov.write_miss_after_write,
@@ -943,14 +1000,12 @@ impl Hdd {
     fn write(&mut self, lba: u64, n: u64, t: f64, hda_free: f64) -> (f64, u64) {
         let ov = &self.p.overheads;
         let fast = self.cache_on && self.p.cache.fast_write_level > 0;
-        let oh = self.oh(self.write_overhead_ms());
+        let oh = self.oh(self.write_overhead_ms(self.last_was_write));
         let prep = self.oh(ov.data_prep);
-        let completion = self.oh(ov.write_completion);
         let reconnect = self.oh(ov.first_reselect);
         let disconnect = self.oh(ov.write_disconnect);
         // DiskSim does not scale the minimum seek delay
         let min_seek = ov.min_seek_delay.max(0.0) * MS;
-        let xfer = self.xfer_write_ns;
         let mut stop_wait = 0.0;
         let mut ra_held = 0.0f64;
         if self.cache_on {
@@ -993,31 +1048,69 @@ impl Hdd {
         } else {
             (t + oh + prep, t + oh)
         };
-        let bus_end = bus_start + n as f64 * xfer;
-        // the drive holds the bus for the command and its data (and a
-        // write-back write's completion); a write-through write disconnects
-        // after its data and reconnects to complete
-        if held_until > t {
-            self.bus_busy.push((t, t + oh + disconnect));
-            self.bus_busy.push((bus_start - reconnect - prep, bus_end));
-        } else {
-            self.bus_busy.push((t, bus_end));
-        }
         let min_buffered = self.write_min_buffered(n);
         let mech_start = (mech_at + stop_wait).max(self.arm_free_ns);
-        let a =
-            self.mech.write(&self.p.layout, lba, n, mech_start, min_seek, self.p.cache.immed_write, |i| {
-                bus_start + (i + 1).max(min_buffered) as f64 * xfer
-            });
+        // the drive holds the bus for the command and its data, or (busy)
+        // disconnects after the command and reconnects for the data: then
+        // the write is kept to be planned again (a command may take the bus
+        // as it reconnects)
+        let disconnects = held_until > t;
+        let connect = if disconnects {
+            self.bus_busy.push((t, t + oh + disconnect));
+            bus_start - reconnect - prep
+        } else {
+            t
+        };
+        let wp = WritePlan {
+            lba,
+            n,
+            connect,
+            at: self.bus_busy.len(),
+            lead_ns: bus_start - connect,
+            mech: self.mech.state(),
+            mech_start,
+            min_seek,
+            min_buffered,
+            fast,
+            appends,
+        };
+        self.wplan = disconnects.then_some(wp);
+        self.write_data(&wp)
+    }
+
+    /// A write's data crossing from its connection and its media write
+    /// ([`WritePlan`]): its stretches from `wp.at` on. A write-back write
+    /// completes once its data is in (the bus held for its completion), its
+    /// media write going on; a write-through write disconnects after its
+    /// data and reconnects to report. Returns its completion and seek
+    /// distance.
+    fn write_data(&mut self, wp: &WritePlan) -> (f64, u64) {
+        let ov = &self.p.overheads;
+        let completion = self.oh(ov.write_completion);
+        let (reconnect, disconnect) = (self.oh(ov.first_reselect), self.oh(ov.write_disconnect));
+        let xfer = self.xfer_write_ns;
+        let bus_start = wp.connect + wp.lead_ns;
+        let bus_end = bus_start + wp.n as f64 * xfer;
+        self.bus_busy.truncate(wp.at);
+        self.bus_busy.push((wp.connect, bus_end));
+        self.mech.restore(wp.mech);
+        let a = self.mech.write(
+            &self.p.layout,
+            wp.lba,
+            wp.n,
+            wp.mech_start,
+            wp.min_seek,
+            self.p.cache.immed_write,
+            |i| bus_start + (i + 1).max(wp.min_buffered) as f64 * xfer,
+        );
         self.arm_free_ns = a.end_ns;
-        if fast {
+        if wp.fast {
             self.bus_busy.push((bus_end, bus_end + completion));
             self.write_until_ns = a.end_ns;
-            self.write_until_end = lba + n;
-            self.appended = appends;
+            self.write_until_end = wp.lba + wp.n;
+            self.appended = wp.appends;
             (bus_end + completion, a.seek_cyl as u64)
         } else {
-            // the drive disconnected after the data; it reconnects to report
             self.bus_busy.push((bus_end, bus_end + disconnect));
             self.bus_busy.push((a.end_ns, a.end_ns + reconnect + completion));
             (a.end_ns + reconnect + completion, a.seek_cyl as u64)
@@ -1025,7 +1118,6 @@ impl Hdd {
     }
 }
 
-/// Drops from `spans` the blocks before `lba`.
 fn trim_spans(spans: &mut Vec<Span>, lba: u64) {
     let drop = spans.iter().take_while(|s| s.end() <= lba).count();
     spans.drain(..drop);
@@ -1056,6 +1148,14 @@ impl Hdd {
         // the host issues then would (the move folded into `done_ns`)
         for i in 0..self.queue.held.len() {
             let a = self.queue.held[i].arrival;
+            if self.wplan.is_some_and(|w| w.connect == a) {
+                // one that waited for the bus as a write started from the
+                // queue reconnects for its data then: DiskSim grants the
+                // bus to the command waiting for it before the write asks
+                let r = self.queue.held[i].req;
+                self.arrives_busy(&r, a);
+                continue;
+            }
             if a >= t {
                 let mut b = self.reaches_drive(a);
                 if b > a && b < self.t_done {
@@ -1312,7 +1412,9 @@ impl super::Device for Hdd {
             // drive then, before the command started from the queue sends
             // anything (DiskSim's order of events at that instant)
             let arrival = match self.made_way {
-                Some((t_done, done_ns)) if now == done_ns && self.plan.is_some() => {
+                Some((t_done, done_ns))
+                    if now == done_ns && (self.plan.is_some() || self.wplan.is_some()) =>
+                {
                     bus::clear_of(&self.arrived, t_done)
                 }
                 _ => self.past_the_bus(now as f64),
