@@ -72,7 +72,7 @@ pub fn send(
         let last = spans.iter().map(|s| s.ready_ns(s.end() - 1)).fold(f64::NEG_INFINITY, f64::max);
         let first = match connect_ns {
             Some(t) => t,
-            None => clear_of(blocked, free_ns.max(ready_at(spans, 0, 0, w.min(n) - 1))) + c.reconnect_ns,
+            None => clear_of(blocked, reconnect_want(spans, (0, 0), 0, n, w, free_ns)) + c.reconnect_ns,
         };
         // a block that comes in while an arriving command holds the bus
         // crosses when it lets go (never while holding: none can arrive)
@@ -96,16 +96,30 @@ pub fn send(
 /// its first reconnection).
 pub fn wants(sending: &Sending, sent: u64, free_ns: f64) -> f64 {
     let Sending { spans, n, watermark, .. } = *sending;
+    let (si, off) = span_holding(spans, sent);
+    if si == spans.len() || sent >= n {
+        return free_ns;
+    }
+    reconnect_want(spans, (si, off), sent, n, watermark.max(1), free_ns)
+}
+
+/// The span holding block `sent` of the request (`spans.len()` past the
+/// last), and the block's offset there.
+fn span_holding(spans: &[Span], sent: u64) -> (usize, u64) {
     let (mut si, mut off) = (0usize, sent);
     while si < spans.len() && off >= spans[si].count {
         off -= spans[si].count;
         si += 1;
     }
-    if si == spans.len() || sent >= n {
-        return free_ns;
-    }
-    let target = (sent + watermark.max(1)).min(n) - 1;
-    free_ns.max(ready_at(spans, si, off, target - sent))
+    (si, off)
+}
+
+/// When the drive, disconnected with `sent` of `n` blocks sent (block
+/// `sent` at `at` in `spans`) and the bus free from `free_ns`, wants to
+/// reconnect: once `w` more blocks (or all the rest) are in.
+fn reconnect_want(spans: &[Span], at: (usize, u64), sent: u64, n: u64, w: u64, free_ns: f64) -> f64 {
+    let target = (sent + w).min(n) - 1;
+    free_ns.max(ready_at(spans, at.0, at.1, target - sent))
 }
 
 /// Whether [`send`] takes the instant bus's shortcut: it records no
@@ -156,11 +170,7 @@ fn sweep(
     let mut since = t;
     let mut mark = sent;
     // the span holding block `sent`, and its offset there
-    let (mut si, mut off) = (0usize, sent);
-    while si < spans.len() && off >= spans[si].count {
-        off -= spans[si].count;
-        si += 1;
-    }
+    let (mut si, mut off) = span_holding(spans, sent);
     // the first old stretch not begun before `since`
     let mut oi = 0usize;
     // a bus faster than the media that reconnects for every block at no
@@ -200,8 +210,7 @@ fn sweep(
         }
         if !connected {
             // reconnect once `w` more blocks (or all the rest) are in
-            let target = (sent + w).min(n) - 1;
-            since = clear_of(blocked, t.max(ready_at(spans, si, off, target - sent)));
+            since = clear_of(blocked, reconnect_want(spans, (si, off), sent, n, w, t));
             if let Some((stretches, old_marks, end)) = old {
                 // met the old sending again: the rest is as planned
                 while oi < stretches.len() && stretches[oi].0 < since {

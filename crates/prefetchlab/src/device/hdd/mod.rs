@@ -848,7 +848,7 @@ impl Hdd {
             // the old connections it replaces (in place when as many)
             let j = k - plan.data_from;
             let sent = self.marks[j];
-            let free = if k == plan.data_from { plan.free_bus_ns } else { self.bus_busy[k - 1].1 };
+            let free = self.connection_free(&plan, k);
             self.new_busy.clear();
             self.new_marks.clear();
             let sending = plan.sending(&self.spans, &self.arrived);
@@ -945,6 +945,17 @@ impl Hdd {
         }
     }
 
+    /// When the bus was the read's to take for its connection `k` (an index
+    /// in `bus_busy`): when it was first free for its data, or when its
+    /// connection before ended.
+    fn connection_free(&self, plan: &SendPlan, k: usize) -> f64 {
+        if k == plan.data_from {
+            plan.free_bus_ns
+        } else {
+            self.bus_busy[k - 1].1
+        }
+    }
+
     /// Whether the read in service asks for the bus back at `t`, the end of
     /// a command phase: its data came in during that phase, and a drive
     /// busy with a command's arrival asks for the bus only once it has
@@ -959,7 +970,7 @@ impl Hdd {
         if !data.contains(&k) || self.bus_busy[k].0 != t || (k == data.start && plan.connect.is_some()) {
             return false;
         }
-        let free = if k == data.start { plan.free_bus_ns } else { self.bus_busy[k - 1].1 };
+        let free = self.connection_free(&plan, k);
         let sending = plan.sending(&self.spans, &self.arrived);
         let want = bus::wants(&sending, self.marks[k - data.start], free);
         let i = self.arrived.partition_point(|p| p.1 <= want);
@@ -1118,6 +1129,7 @@ impl Hdd {
     }
 }
 
+/// Drops from `spans` the blocks before `lba`.
 fn trim_spans(spans: &mut Vec<Span>, lba: u64) {
     let drop = spans.iter().take_while(|s| s.end() <= lba).count();
     spans.drain(..drop);
