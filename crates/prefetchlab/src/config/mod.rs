@@ -963,11 +963,25 @@ pub enum FileLayout {
     Fragmented,
 }
 
+/// Where each file starts (`fs.placement`; see [`crate::fs`]).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Placement {
+    /// Right after the previous file (and `fs.file_gap`), as ext3's goal-based allocator
+    /// leaves files written one after another on an empty volume.
+    Packed,
+    /// On the boundary of the allocation ext4's multiblock allocator makes for the
+    /// file's size (its normalised request, served from a free buddy of that order).
+    Mballoc,
+}
+
 /// `[fs]`: how files are laid out on the array (models.md §5.3–5.4).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct FsConfig {
     pub layout: FileLayout,
+    /// Where each file starts: packed one after another, or aligned as ext4's mballoc does.
+    pub placement: Placement,
     /// ext-style indirect blocks (12 direct, one per 1024 data blocks).
     pub indirect_blocks: bool,
     /// Array block where the first file starts.
@@ -1015,6 +1029,7 @@ impl Default for FsConfig {
     fn default() -> Self {
         FsConfig {
             layout: FileLayout::Contiguous,
+            placement: Placement::Packed,
             indirect_blocks: true,
             start_block: 0,
             file_gap: Size(0),
@@ -2000,6 +2015,13 @@ impl Config {
                  (aging allocates the files itself, so keep fs.layout = \"contiguous\")",
             ));
         }
+        if a.enabled() && f.placement == Placement::Mballoc {
+            return Err(Error::config(
+                "fs.placement",
+                "fs.aging allocates the files itself on the aged volume; fs.placement = \"mballoc\" \
+                 places them on an empty one: use one (keep fs.placement = \"packed\" with fs.aging)",
+            ));
+        }
         if a.enabled() && f.file_gap.0 > 0 {
             return Err(Error::config(
                 "fs.aging",
@@ -2956,6 +2978,12 @@ mod tests {
         refused("", &["fs.aging.volume=5000"], "fs.aging.volume");
         refused("", &["fs.aging.ops=10", "fs.layout=fragmented"], "fs.aging");
         refused("", &["fs.aging.ops=10", "fs.file_gap=4096"], "fs.aging");
+        refused("", &["fs.aging.ops=10", "fs.placement=mballoc"], "fs.placement");
+        refused("", &["fs.placement=ext4"], "fs.placement");
+        assert_eq!(
+            Config::from_toml("[fs]\nplacement = \"mballoc\"\n", &[]).unwrap().fs.placement,
+            Placement::Mballoc
+        );
         refused("", &["fs.aging.age=10"], "fs.aging.age");
         refused("", &["fs.aging=-1"], "fs.aging.ops");
         refused("", &["fs.aging.ops=100000001"], "fs.aging.ops");

@@ -39,6 +39,21 @@
 //! group with scattered free space; placing extents in other groups
 //! (`p_far`) and interleaving files are not modelled.
 //!
+//! With `placement = "mballoc"` each file starts instead on the boundary of
+//! the allocation ext4's multiblock allocator makes for it on an empty
+//! volume ([`mballoc_align_pages`]): `ext4_mb_normalize_request` rounds a
+//! file of up to 1 MiB up to a power of two (at least 16 KiB) and cuts a
+//! larger one into chunks of 2 MiB (files up to 4 MiB), 4 MiB (up to 8 MiB)
+//! or 8 MiB, each aligned in the file; a free buddy of that order is aligned
+//! on the volume to its own size (block groups are 128 MiB, so in array
+//! blocks too), and a file's later chunks follow its first. A file under
+//! `s_mb_stream_request` (16 blocks) goes to the CPU's locality group and
+//! is packed. Modelling choices: the part of the last chunk a file does not
+//! use (freed with the inode's preallocation when it is closed) stays a
+//! hole, where ext4 would give it to a later small file; ext4's extents
+//! need no indirect blocks, so `fs.indirect_blocks = false` goes with it
+//! (a file of more than four extents has an extent-tree leaf, not modelled).
+//!
 //! Both draws come from the run's seeded [`Rng`]: the number of unbroken
 //! boundaries before the next break is drawn directly (geometric, by
 //! inversion with `ln`), so building costs O(extents), not O(blocks). The
@@ -55,7 +70,7 @@
 
 pub mod aging;
 
-use crate::config::{FileLayout, FsConfig};
+use crate::config::{FileLayout, FsConfig, Placement};
 use crate::error::{Error, Result};
 use crate::sim::Rng;
 
@@ -85,6 +100,22 @@ fn meta_before(page: u64) -> u64 {
         let q = page - TIND_FIRST_PAGE;
         // Everything of the DIND tree (2 + 1024), TIND, the DINDs and INDs below it.
         2 + PTRS_PER_BLOCK + 1 + (1 + q / (PTRS_PER_BLOCK * PTRS_PER_BLOCK)) + (1 + q / PTRS_PER_BLOCK)
+    }
+}
+
+/// The alignment, in blocks of 4 KiB, of where ext4's multiblock allocator
+/// puts the first block of a file of `pages` pages on an empty volume (the
+/// order of the free buddy that serves its normalised first request; see
+/// the module doc). 1 for a file under 16 blocks (a locality-group file).
+pub fn mballoc_align_pages(pages: u64) -> u64 {
+    const STREAM_REQUEST_PAGES: u64 = 16;
+    const MIB_PAGES: u64 = 1 << 8; // 1 MiB
+    match pages {
+        p if p < STREAM_REQUEST_PAGES => 1,
+        p if p <= MIB_PAGES => p.next_power_of_two().max(4),
+        p if p <= 4 * MIB_PAGES => 2 * MIB_PAGES,
+        p if p <= 8 * MIB_PAGES => 4 * MIB_PAGES,
+        _ => 8 * MIB_PAGES,
     }
 }
 
@@ -265,6 +296,9 @@ impl FileSystem {
         for (f, &p) in file_pages.iter().enumerate() {
             if f > 0 {
                 cursor += file_gap;
+            }
+            if cfg.placement == Placement::Mballoc {
+                cursor = cursor.next_multiple_of(mballoc_align_pages(p));
             }
             let metas = if indirect { meta_total(p) } else { 0 };
             fs.meta_base.push(fs.meta_base[f] + metas);
@@ -521,6 +555,41 @@ mod tests {
 
     fn build(c: &FsConfig, pages: &[u64], seed: u64) -> FileSystem {
         FileSystem::build(c, pages, 1 << 40, &mut Rng::new(seed)).unwrap()
+    }
+
+    #[test]
+    fn mballoc_starts_each_file_on_its_normalised_allocation() {
+        // ext4_mb_normalize_request's table, in 4 KiB blocks
+        let cases = [
+            (1, 1),
+            (15, 1),
+            (16, 16),
+            (17, 32),
+            (100, 128),
+            (256, 256),
+            (257, 512),
+            (1024, 512),
+            (1025, 1024),
+            (2048, 1024),
+            (2049, 2048),
+            (1 << 20, 2048),
+        ];
+        for (pages, align) in cases {
+            assert_eq!(mballoc_align_pages(pages), align, "a file of {pages} pages");
+        }
+        // 3 MiB, 100 KiB, 40 KiB, 5 MiB and 20 MiB files, no indirect blocks
+        let c = FsConfig { placement: Placement::Mballoc, ..cfg(FileLayout::Contiguous, false) };
+        let fs = build(&c, &[768, 25, 10, 1280, 5120], 1);
+        let starts: Vec<u64> = (0..5).map(|f| fs.bmap(f, 0)).collect();
+        // 0; 768 -> 32-aligned 768; 793 (packed); 803 -> 1024-aligned 1024; 2304 -> 2048-aligned 4096
+        assert_eq!(starts, [0, 768, 793, 1024, 4096]);
+        for f in 0..5 {
+            assert_eq!(fs.file_extents(f), 1, "file {f} stays contiguous");
+        }
+        // packed (the default) puts them back to back
+        let fs = build(&cfg(FileLayout::Contiguous, false), &[768, 25, 10, 1280, 5120], 1);
+        let starts: Vec<u64> = (0..5).map(|f| fs.bmap(f, 0)).collect();
+        assert_eq!(starts, [0, 768, 793, 803, 2083]);
     }
 
     #[test]
