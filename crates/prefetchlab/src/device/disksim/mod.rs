@@ -266,7 +266,7 @@ pub fn load_drive_with(path: &Path, opts: &Options<'_>) -> Result<DriveParams> {
     check_overrides(opts.overrides)?;
     let doc = parse::read_document_from(opts.source, path)?;
     let mut warnings = doc.warnings.clone();
-    names::unknown_in(&doc.blocks, &mut warnings);
+    names::unknown_in(&doc.blocks, opts.overrides, &mut warnings)?;
     let g = Get::new(opts.overrides);
     // the disk: the one instantiated if named, else the first one
     let disks: Vec<&Block> = doc.blocks.iter().filter(|b| b.type_name == "disksim_disk").collect();
@@ -544,8 +544,9 @@ mod tests {
         std::fs::remove_dir_all(&d).ok();
     }
 
-    /// A name DiskSim's drive has not (a misspelling) and values beyond what
-    /// DiskSim distinguishes are read past, with a warning naming the line.
+    /// A name DiskSim's drive has not and values beyond what DiskSim
+    /// distinguishes are read past, with a warning naming the line; a
+    /// misspelling of a parameter the description does not set is an error.
     #[test]
     fn misspelled_names_and_values_out_of_range_are_warned_of() {
         let mut m = parse::MemFiles::new();
@@ -554,8 +555,19 @@ mod tests {
             .replace("Bulk sector transfer time", "Bulk sektor transfer time")
             .replace("Buffer continuous read = 3", "Buffer continuous read = 7");
         m.add("/t/d.diskspecs", &specs);
-        let p = load_mem(&m, &[("Fast write level".into(), 9.0)]).unwrap();
-        assert_eq!((p.xfer_read_ms, p.cache.contread, p.cache.fast_write_level), (0.0, 4, 2));
+        // the misspelt parameter is set nowhere else: an error naming the line
+        let e = load_mem(&m, &[]).unwrap_err().to_string();
+        assert!(
+            e.contains(
+                "/t/d.diskspecs:3: `Bulk sektor transfer time` is not a parameter of a DiskSim drive; did \
+                        you mean `Bulk sector transfer time`, which the description does not set?"
+            ),
+            "{e}"
+        );
+        // an override gives it: only a warning
+        let ov = [("Fast write level".into(), 9.0), ("Bulk sector transfer time".into(), 0.02)];
+        let p = load_mem(&m, &ov).unwrap();
+        assert_eq!((p.xfer_read_ms, p.cache.contread, p.cache.fast_write_level), (0.02, 4, 2));
         let w = p.warnings.join("\n");
         assert!(
             w.contains("/t/d.diskspecs:3: `Bulk sektor transfer time` is not a parameter of a DiskSim drive (did you \

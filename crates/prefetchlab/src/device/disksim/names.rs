@@ -172,20 +172,67 @@ const DRIVE_BLOCKS: &[&str] = &[
 ];
 
 /// A warning for each parameter of a drive block (and the blocks inside
-/// it) that DiskSim does not have: the reader passes over it, so a
-/// misspelling would silently leave the parameter at its default.
-pub fn unknown_in(blocks: &[super::parse::Block], warnings: &mut Vec<String>) {
+/// it) that DiskSim does not have: the reader passes over it, as DiskSim
+/// does. An error instead where the name is a misspelling of a parameter
+/// that no drive block of the description sets and no override gives: the
+/// drive would silently run without it (DiskSim itself reports it as a
+/// missing required parameter and goes on with 0).
+pub fn unknown_in(
+    blocks: &[super::parse::Block],
+    overrides: &[(String, f64)],
+    warnings: &mut Vec<String>,
+) -> crate::error::Result<()> {
+    let mut set: Vec<String> = overrides.iter().map(|(k, _)| k.trim().to_lowercase()).collect();
     for b in blocks {
-        unknown_in_block(b, warnings);
+        names_set_in(b, &mut set);
+    }
+    for b in blocks {
+        unknown_in_block(b, &set, warnings)?;
+    }
+    Ok(())
+}
+
+/// Every parameter name (lower case) the drive blocks in `b` set.
+fn names_set_in(b: &super::parse::Block, set: &mut Vec<String>) {
+    use super::parse::Value;
+    let drive = DRIVE_BLOCKS.contains(&b.type_name.as_str());
+    for p in &b.params {
+        if drive {
+            set.push(p.key.trim().to_lowercase());
+        }
+        let mut nested: Vec<&Value> = vec![&p.value];
+        while let Some(v) = nested.pop() {
+            match v {
+                Value::Block(inner) => names_set_in(inner, set),
+                Value::List(items) => nested.extend(items.iter()),
+                _ => {}
+            }
+        }
     }
 }
 
-fn unknown_in_block(b: &super::parse::Block, warnings: &mut Vec<String>) {
+fn unknown_in_block(
+    b: &super::parse::Block,
+    set: &[String],
+    warnings: &mut Vec<String>,
+) -> crate::error::Result<()> {
     use super::parse::Value;
     let drive = DRIVE_BLOCKS.contains(&b.type_name.as_str());
     for p in &b.params {
         if drive && lookup(&p.key).is_none() {
-            let hint = closest(&p.key).map_or(String::new(), |n| format!(" (did you mean `{n}`?)"));
+            let near = closest(&p.key);
+            if let Some(n) = near.filter(|n| !set.contains(&n.to_lowercase())) {
+                return Err(crate::error::Error::input(
+                    b.path_str(),
+                    p.line,
+                    format!(
+                        "`{}` is not a parameter of a DiskSim drive; did you mean `{n}`, which the description \
+                         does not set? (DiskSim would run without it, as 0)",
+                        p.key.trim()
+                    ),
+                ));
+            }
+            let hint = near.map_or(String::new(), |n| format!(" (did you mean `{n}`?)"));
             warnings.push(format!(
                 "{}:{}: `{}` is not a parameter of a DiskSim drive{hint}: ignored",
                 b.path_str(),
@@ -196,12 +243,13 @@ fn unknown_in_block(b: &super::parse::Block, warnings: &mut Vec<String>) {
         let mut nested: Vec<&Value> = vec![&p.value];
         while let Some(v) = nested.pop() {
             match v {
-                Value::Block(inner) => unknown_in_block(inner, warnings),
+                Value::Block(inner) => unknown_in_block(inner, set, warnings)?,
                 Value::List(items) => nested.extend(items.iter()),
                 _ => {}
             }
         }
     }
+    Ok(())
 }
 
 /// Levenshtein distance.
