@@ -1343,20 +1343,21 @@ impl Config {
 
     /// The readahead md gives an array whose `read_ahead_kb` was not set:
     /// at least two stripes of data — `2 × data disks × chunk` (RAID-0: every
-    /// disk; RAID-5: one less, RAID-6: two less; RAID-10 near-2: half) — and
-    /// never below Linux's 128 KiB (models.md §2.5; `raid0_run`, `raid5_run`,
-    /// `raid10_run` of the kernels [TC09] and [IEICE13] ran). A single disk
-    /// keeps 128 KiB.
+    /// disk; RAID-5: one less, RAID-6: two less; RAID-10 near-2: every disk's
+    /// chunk pages over the 2 copies, `raid_disks × chunk / near_copies` in
+    /// whole pages, so 3 disks give 1.5 chunks) — and never below Linux's
+    /// 128 KiB (models.md §2.5; `raid0_run`, `raid5_run`, `raid10_run` of the
+    /// kernels [TC09] and [IEICE13] ran). A single disk keeps 128 KiB.
     pub fn md_readahead_bytes(&self) -> u64 {
         let a = &self.array;
-        let data_disks = match a.layout {
+        let stripe_bytes = match a.layout {
             Layout::Single => return DEFAULT_READAHEAD_BYTES,
-            Layout::Raid0 => a.disks,
-            Layout::Raid5 => a.disks.saturating_sub(1),
-            Layout::Raid6 => a.disks.saturating_sub(2),
-            Layout::Raid10 => a.disks / 2,
-        } as u64;
-        (2 * data_disks).saturating_mul(a.strip.0).max(DEFAULT_READAHEAD_BYTES)
+            Layout::Raid0 => (a.disks as u64).saturating_mul(a.strip.0),
+            Layout::Raid5 => (a.disks.saturating_sub(1) as u64).saturating_mul(a.strip.0),
+            Layout::Raid6 => (a.disks.saturating_sub(2) as u64).saturating_mul(a.strip.0),
+            Layout::Raid10 => (a.disks as u64).saturating_mul(a.strip.0 / PAGE_BYTES) / 2 * PAGE_BYTES,
+        };
+        stripe_bytes.saturating_mul(2).max(DEFAULT_READAHEAD_BYTES)
     }
 
     /// The resolved configuration as JSON (every default filled in).
@@ -2728,6 +2729,9 @@ mod tests {
         assert_eq!(max(&["array.layout='raid5'", "array.disks=5"]), 1024);
         assert_eq!(max(&["array.layout='raid6'", "array.disks=6"]), 1024);
         assert_eq!(max(&["array.layout='raid10'", "array.disks=4"]), 512);
+        // raid10_run: 3 disks × 32 pages / 2 copies = 48 pages a stripe
+        assert_eq!(max(&["array.layout='raid10'", "array.disks=3"]), 384);
+        assert_eq!(max(&["array.layout='raid10'", "array.disks=5"]), 640);
         assert_eq!(
             max(&["array.layout='raid0'", "array.disks=2", "array.strip='16KiB'"]),
             128,
