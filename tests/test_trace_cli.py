@@ -221,6 +221,33 @@ def test_a_failed_conversion_leaves_no_file(tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == [src]
 
 
+def test_an_interrupted_conversion_stops_and_leaves_the_output_as_it_was(tmp_path: Path) -> None:
+    """Ctrl-C (here raised where Python's handler raises it, in the progress callback) stops
+    `trace convert` at once: the earlier output stays, no partial file is left; `trace stats`
+    stops the same way."""
+    from prefetchlab._engine import trace_convert, trace_stats
+
+    src = tmp_path / "t.spc"
+    src.write_text("".join(f"0,{8 * i},4096,r,{i}.0\n" for i in range(50_000)))
+    out = tmp_path / "out.csv"
+    out.write_text("earlier\n")
+    heard: list[int] = []
+
+    def interrupt(records: int, file_bytes: int) -> None:
+        heard.append(records)
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        trace_convert(str(src), str(out), "lcs-csv", "spc", 4096, interrupt)
+    assert heard == [4096], "stopped at the first batch"
+    assert out.read_text() == "earlier\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.csv", "t.spc"]
+    heard.clear()
+    with pytest.raises(KeyboardInterrupt):
+        trace_stats(str(src), "spc", 4096, interrupt)
+    assert heard == [16_384]
+
+
 def test_cache_only_run_of_a_trace(traces: Path, tmp_path: Path) -> None:
     cfg = tmp_path / "co.toml"
     trace = traces / "cloudphysics" / "cloudPhysicsIO.vscsi"

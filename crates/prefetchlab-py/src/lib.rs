@@ -191,8 +191,10 @@ fn trace_stats<'py>(
         prefetchlab::trace::stats::stats(Path::new(path), format, &opts, block_bytes, &mut |n, bytes| {
             progress.call(n, bytes)
         })
-    })?;
+    });
+    // an interruption (or the callback's error) first: it is why the pass stopped
     progress.finish()?;
+    let s = s?;
     let d = PyDict::new(py);
     d.set_item("format", s.format.name())?;
     d.set_item("records", s.records)?;
@@ -249,12 +251,19 @@ impl<'py> ProgressCallback<'py> {
     fn new(callback: Option<Bound<'py, PyAny>>) -> Self {
         ProgressCallback { callback, error: None }
     }
-    fn call(&mut self, records: u64, file_bytes: u64) {
-        if let (Some(cb), None) = (&self.callback, &self.error) {
-            if let Err(e) = cb.call1((records, file_bytes)) {
+    /// Reports progress and lets Python's signal handlers run (Ctrl-C): whether
+    /// to go on (no error from either).
+    fn call(&mut self, records: u64, file_bytes: u64) -> bool {
+        if self.error.is_none() {
+            let r = match &self.callback {
+                Some(cb) => cb.py().check_signals().and_then(|_| cb.call1((records, file_bytes)).map(|_| ())),
+                None => Python::attach(|py| py.check_signals()),
+            };
+            if let Err(e) = r {
                 self.error = Some(e);
             }
         }
+        self.error.is_none()
     }
     fn finish(self) -> PyResult<()> {
         self.error.map_or(Ok(()), Err)
@@ -286,7 +295,7 @@ fn trace_convert<'py>(
     }
     let (format, opts) = trace_options(format, blk_event, skip_bad, block_bytes)?;
     let mut progress = ProgressCallback::new(progress);
-    let (fmt, done) = guarded(|| {
+    let converted = guarded(|| {
         convert::not_the_input(Path::new(path), Path::new(out))?;
         let mut source = open_file(Path::new(path), format, &opts)?;
         let file = source.progress();
@@ -294,8 +303,9 @@ fn trace_convert<'py>(
             progress.call(n, file.bytes_read())
         })?;
         Ok((source.format(), done))
-    })?;
+    });
     progress.finish()?;
+    let (fmt, done) = converted?;
     let d = PyDict::new(py);
     d.set_item("format", fmt.name())?;
     d.set_item("records", done.records)?;

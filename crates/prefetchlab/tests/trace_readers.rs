@@ -131,7 +131,7 @@ fn what_trace_convert_writes_lcs_csv_reads_back() {
     let out = tmp_dir("convert").join("msr.lcs.csv");
     std::fs::create_dir_all(tmp_dir("convert")).unwrap();
     let mut source = open(&src, None).unwrap();
-    let done = prefetchlab::trace::convert::to_lcs_csv(&mut *source, 4096, &out, &mut |_| {}).unwrap();
+    let done = prefetchlab::trace::convert::to_lcs_csv(&mut *source, 4096, &out, &mut |_| true).unwrap();
     assert_eq!(detect(&out).unwrap(), Format::LcsCsv);
     let got = read_all(&out, None);
     // one record per block touched: the block's start, the bytes asked of it
@@ -145,6 +145,31 @@ fn what_trace_convert_writes_lcs_csv_reads_back() {
     assert_eq!(got.last().unwrap().time_ns, want.last().unwrap().time_ns / 1000 * 1000);
     assert_eq!(got[0].offset_bytes, want[0].offset_bytes / 4096 * 4096);
     std::fs::remove_dir_all(tmp_dir("convert")).ok();
+}
+
+/// A conversion its caller stops (Ctrl-C) leaves the output as it was and
+/// no partial file behind; `trace stats` stops the same way.
+#[test]
+fn a_conversion_stopped_midway_leaves_the_output_as_it_was() {
+    let lines: String = (0..20_000).map(|i| format!("0,{},4096,r,{}.0\n", i * 8, i)).collect();
+    let src = tmp_file("stopped", "t.spc", lines.as_bytes());
+    let out = tmp_file("stopped", "out.csv", b"earlier\n");
+    let mut source = open(&src, None).unwrap();
+    let mut calls = 0;
+    let e = prefetchlab::trace::convert::to_lcs_csv(&mut *source, 4096, &out, &mut |_| {
+        calls += 1;
+        calls < 2
+    })
+    .unwrap_err();
+    assert!(matches!(e, prefetchlab::error::Error::Cancelled), "{e}");
+    assert_eq!(std::fs::read(&out).unwrap(), b"earlier\n");
+    let left: Vec<_> =
+        std::fs::read_dir(tmp_dir("stopped")).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(left.len(), 2, "no partial file: {left:?}");
+    let opts = prefetchlab::trace::ReadOptions::default();
+    let e = prefetchlab::trace::stats::stats(&src, None, &opts, 4096, &mut |_, _| false).unwrap_err();
+    assert!(matches!(e, prefetchlab::error::Error::Cancelled), "{e}");
+    std::fs::remove_dir_all(tmp_dir("stopped")).ok();
 }
 
 /// The folder of test `test`'s own files, under the system's temporary one.

@@ -60,12 +60,14 @@ fn same_file(_: &std::fs::Metadata, _: &std::fs::Metadata) -> bool {
 }
 
 /// Writes the records of `source` to `out` as lcs-csv in blocks of
-/// `block_bytes`; `progress(records)` is called after each batch.
+/// `block_bytes`; `progress(records)` is called after each batch, and stops
+/// the conversion by answering `false` (`Error::Cancelled`; `out` is left as
+/// it was).
 pub fn to_lcs_csv(
     source: &mut dyn RecordSource,
     block_bytes: u64,
     out: &Path,
-    progress: &mut dyn FnMut(u64),
+    progress: &mut dyn FnMut(u64) -> bool,
 ) -> Result<Converted> {
     crate::units::check_block(block_bytes).map_err(|m| Error::config("block", m))?;
     let name = out.display().to_string();
@@ -88,7 +90,9 @@ pub fn to_lcs_csv(
                 done.records += 1;
                 done.blocks += write_record(&mut w, r, block_bytes).map_err(io)?;
             }
-            progress(done.records);
+            if !progress(done.records) {
+                return Err(Error::Cancelled);
+            }
         }
         w.flush().map_err(io)?;
         Ok(done)

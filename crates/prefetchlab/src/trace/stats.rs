@@ -50,13 +50,14 @@ pub struct TraceStats {
 const RECENT: usize = 8;
 
 /// One pass over `path`; `progress` hears the records and the file's bytes
-/// read so far now and then (every batch).
+/// read so far now and then (every batch), and stops the pass by answering
+/// `false` ([`crate::error::Error::Cancelled`]).
 pub fn stats(
     path: &Path,
     format: Option<Format>,
     opts: &ReadOptions,
     block_bytes: u64,
-    progress: &mut dyn FnMut(u64, u64),
+    progress: &mut dyn FnMut(u64, u64) -> bool,
 ) -> Result<TraceStats> {
     let block = block_bytes.max(1);
     let mut src = open_file(path, format, opts)?;
@@ -107,7 +108,9 @@ pub fn stats(
             ends[0] = end;
             sizes[(64 - r.size_bytes.saturating_sub(1).leading_zeros()) as usize] += 1;
         }
-        progress(records, src.bytes_read());
+        if !progress(records, src.bytes_read()) {
+            return Err(crate::error::Error::Cancelled);
+        }
     }
     let frac = |n: u64| if records == 0 { 0.0 } else { n as f64 / records as f64 };
     let first_out_of_order_line = match first_back {
@@ -148,7 +151,7 @@ mod tests {
 
     /// The stats of `text`, written to a file `name` (its format told from the content).
     fn stats_of(name: &str, text: &[u8]) -> TraceStats {
-        stats(&write_tmp(name, text), None, &ReadOptions::default(), 4096, &mut |_, _| {}).unwrap()
+        stats(&write_tmp(name, text), None, &ReadOptions::default(), 4096, &mut |_, _| true).unwrap()
     }
 
     #[test]
@@ -189,10 +192,10 @@ mod tests {
     fn bad_records_are_skipped_up_to_the_limit() {
         let p = write_tmp("bad.spc", b"0,0,4096,r,0\n0,x,1,r,1\n0,8,4096,r,2\n0,8,-1,r,3\n0,16,512,r,4\n");
         let two = ReadOptions { skip_bad: 2, ..ReadOptions::default() };
-        let s = stats(&p, Some(Format::Spc), &two, 4096, &mut |_, _| {}).unwrap();
+        let s = stats(&p, Some(Format::Spc), &two, 4096, &mut |_, _| true).unwrap();
         assert_eq!((s.records, s.skipped_records, s.first_skipped_line), (3, 2, 2));
         let one = ReadOptions { skip_bad: 1, ..ReadOptions::default() };
-        let e = stats(&p, Some(Format::Spc), &one, 4096, &mut |_, _| {}).unwrap_err().to_string();
+        let e = stats(&p, Some(Format::Spc), &one, 4096, &mut |_, _| true).unwrap_err().to_string();
         assert!(e.contains("bad.spc:4:") && e.contains("after 1 bad records skipped"), "{e}");
     }
 
@@ -200,11 +203,11 @@ mod tests {
     fn a_bad_first_line_is_passed_over_by_detection_too_and_counted() {
         let p = write_tmp("bad-first.spc", b"%%% garbage %%%\n0,0,4096,r,0\n0,8,4096,w,1\n0,16,512,r,2\n");
         let one = ReadOptions { skip_bad: 1, ..ReadOptions::default() };
-        let s = stats(&p, None, &one, 4096, &mut |_, _| {}).unwrap();
+        let s = stats(&p, None, &one, 4096, &mut |_, _| true).unwrap();
         assert_eq!(s.format, Format::Spc);
         assert_eq!((s.records, s.reads, s.skipped_records, s.first_skipped_line), (3, 2, 1, 1));
         // without skipping, detection's error names the file and the line, as before
-        let e = stats(&p, None, &ReadOptions::default(), 4096, &mut |_, _| {}).unwrap_err().to_string();
+        let e = stats(&p, None, &ReadOptions::default(), 4096, &mut |_, _| true).unwrap_err().to_string();
         assert!(e.contains("bad-first.spc:1:") && e.contains("give the format"), "{e}");
     }
 }
