@@ -2524,10 +2524,19 @@ fn toml_error(text: &str, e: &toml::de::Error) -> (usize, String) {
 pub fn apply_set(tree: &mut toml::Value, set: &str) -> Result<()> {
     let (parts, raw) = split_set(set)?;
     let raw = raw.trim();
-    let value: toml::Value = toml::from_str::<toml::Table>(&format!("v = {raw}"))
-        .ok()
-        .and_then(|mut t| t.remove("v"))
-        .unwrap_or_else(|| toml::Value::String(raw.to_string()));
+    let parsed = toml::from_str::<toml::Table>(&format!("v = {raw}")).ok();
+    if parsed.as_ref().is_some_and(|t| t.len() > 1) {
+        // `4\nother.key = 1`: a second assignment would be dropped unseen
+        return Err(Error::config(
+            dotted_key(&parts),
+            format!(
+                "a --set gives one value; `{}` holds more than one (a line break?)",
+                escape_controls(raw)
+            ),
+        ));
+    }
+    let value: toml::Value =
+        parsed.and_then(|mut t| t.remove("v")).unwrap_or_else(|| toml::Value::String(raw.to_string()));
     let mut node = tree;
     for (i, part) in parts.iter().enumerate() {
         let table =
@@ -2983,6 +2992,8 @@ mod tests {
         refused("", &["fs.aging.ops=10", "fs.layout=fragmented"], "fs.aging");
         refused("", &["fs.aging.ops=10", "fs.file_gap=4096"], "fs.aging");
         refused("", &["fs.aging.ops=10", "fs.placement=mballoc"], "fs.placement");
+        let e = refused("", &["workload.streams=4\nreadahead.max=\"512KiB\""], "workload.streams");
+        assert!(e.contains("holds more than one"), "{e}");
         refused("", &["fs.placement=ext4"], "fs.placement");
         assert_eq!(
             Config::from_toml("[fs]\nplacement = \"mballoc\"\n", &[]).unwrap().fs.placement,
