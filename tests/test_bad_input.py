@@ -114,6 +114,35 @@ def test_validate_disk_overrides_of_the_wrong_shape_are_named(tmp_path: Path) ->
             prefetchlab.validate_disk(spec, trace, bad)  # type: ignore[arg-type]
 
 
+def test_drive_errors_name_the_key_and_line_they_came_from(tmp_path: Path) -> None:
+    """A misspelt DiskSim override in a configuration names `disk.overrides` and its line (or
+    the --set); a drive file that cannot be read names `disk.model` and its line; with
+    validate-disk, which has no configuration, the --override."""
+    config = tmp_path / "ov.toml"
+    config.write_text(
+        SMALL_TOML + '\n[disk]\nmodel = "cheetah-15k5"\noverrides = { "Fast write levl" = 0 }\n'
+    )
+    line = config.read_text().splitlines().index('overrides = { "Fast write levl" = 0 }') + 1
+    assert_one_line_error(
+        run_cli("run", config), f"ov.toml:{line}: config key `disk.overrides`", "Fast write level"
+    )
+    small = tmp_path / "small.toml"
+    small.write_text(SMALL_TOML)
+    assert_one_line_error(
+        run_cli("run", small, "--set", "disk.overrides.Fast write levl=0"),
+        "--set disk.overrides.Fast write levl=0",
+    )
+    missing = tmp_path / "m.toml"
+    missing.write_text(SMALL_TOML + '\n[disk]\nmodel = "nosuch.parv"\n')
+    line = missing.read_text().splitlines().index('model = "nosuch.parv"') + 1
+    assert_one_line_error(run_cli("run", missing), f"m.toml:{line}: config key `disk.model`", "nosuch.parv")
+    trace = tmp_path / "one.trace"
+    trace.write_text("R Miss 1000 8 5.00000 0.00000\n")
+    proc = run_cli("validate-disk", _truncated_spec(tmp_path), trace, "--override", "Fast write levl=0")
+    assert_one_line_error(proc, "--override `Fast write levl=0`", "Fast write level")
+    assert "config" not in proc.stderr
+
+
 def test_missing_config_file(tmp_path: Path) -> None:
     missing = tmp_path / "no-such-config.toml"
     assert_one_line_error(run_cli("run", missing), "no-such-config.toml")

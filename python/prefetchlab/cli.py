@@ -345,12 +345,22 @@ def _where_in_file(message: str, path: Path, text: str | None, sets: Sequence[st
     return f"{path}:{line}: {message}" if line else f"{path}: {message}"
 
 
+def _drive_command_error(message: str) -> str:
+    """An engine error of `drive` or `validate-disk`, which take no configuration: the model
+    is the command's argument and the overrides its ``--override`` options."""
+    message = message.replace("config key `disk.model`: ", "drive model: ", 1)
+    return message.replace("config: DiskSim override ", "--override ", 1)
+
+
 def cmd_validate_disk(args: argparse.Namespace) -> int:
     overrides = [parse_override(o) for o in args.overrides]
     for what, p in (("drive spec", args.spec), ("trace", args.trace)):
         if not Path(p).exists():
             raise UsageError(f"{p}: no such {what} file")
-    v = validate_disk(args.spec, args.trace, overrides)
+    try:
+        v = validate_disk(args.spec, args.trace, overrides)
+    except PrefetchlabError as e:
+        raise PrefetchlabError(_drive_command_error(str(e))) from None
     warn_drives([{"kind": "hdd", "model": args.spec, "overrides": dict(overrides)}])
     if args.json:
         keys = ("rms_ms", "mean_sim_ms", "mean_real_ms", "requests", "rms_exact_ms", "classes")
@@ -404,8 +414,7 @@ def cmd_drive(args: argparse.Namespace) -> int:
     try:
         f = drive_facts(args.model, overrides)
     except PrefetchlabError as e:
-        # no configuration here: the model is the command's argument
-        raise PrefetchlabError(str(e).replace("config key `disk.model`: ", "drive model: ", 1)) from None
+        raise PrefetchlabError(_drive_command_error(str(e))) from None
     info = None if is_file else preset_info(args.model)
     say_warnings(f["warnings"])  # a preset's too, when asked about it (runs leave those to the README)
     if args.json:

@@ -298,6 +298,17 @@ struct Engine {
     weblog: Option<Box<LogAppend>>,
 }
 
+/// An error building the drive `disk.model` names, said of the key it came
+/// from: a DiskSim override's of `disk.overrides`, a drive file's (which
+/// keeps its own file and line) of `disk.model`.
+fn drive_error(e: Error) -> Error {
+    match e {
+        Error::Config { key, msg } if key.is_empty() => Error::config("disk.overrides", msg),
+        e @ (Error::Config { .. } | Error::Cancelled | Error::Internal(_)) => e,
+        e => Error::config("disk.model", e.to_string()),
+    }
+}
+
 impl Engine {
     fn build(cfg: &Config) -> Result<(Engine, Vec<Box<dyn Readahead>>)> {
         cfg.check()?; // a Config built in Rust, not read, has not been checked yet
@@ -307,7 +318,8 @@ impl Engine {
             let rng = Rng::derive(cfg.run.seed, &format!("disk{d}"));
             devices.push(match cfg.disk.kind {
                 DeviceKind::Hdd => {
-                    let mut hdd = Hdd::from_model(&cfg.disk.model, cfg.disk.cache, &cfg.disk.overrides, rng)?;
+                    let mut hdd = Hdd::from_model(&cfg.disk.model, cfg.disk.cache, &cfg.disk.overrides, rng)
+                        .map_err(drive_error)?;
                     if cfg.disk.queue_depth > 0 {
                         hdd.set_queue_depth(cfg.disk.queue_depth);
                     }
