@@ -67,6 +67,22 @@ def test_the_demo_claims_hold(reproduced: tuple[Path, dict[str, Any]]) -> None:
     assert all(c["ours"] > 1.0 for c in demo)  # both are "A > B" claims: ours is A / B
 
 
+def test_a_claim_whose_side_divides_by_zero_is_shown_undefined() -> None:
+    """A check with a side that is not a number (a division by zero) is no evidence: it does
+    not hold, and the report says it is undefined instead of setting inf beside the bound."""
+    from prefetchlab.claims import evaluate, parse_check
+    from prefetchlab.experiment import Claim, ClaimResult
+    from prefetchlab.report import _ours, _status
+
+    check = parse_check("2 / (1 - 1) > 1")
+    outcome = evaluate(check, {})
+    assert outcome.left == float("inf") and not outcome.holds
+    r = ClaimResult("e", Claim("x", "2 / (1 - 1) > 1", None, None, {}, check), outcome, 0)
+    assert _status(r) == ("fails", "does not hold (undefined)")
+    assert _ours(r).startswith("undefined") and "divides by zero" in _ours(r)
+    assert r.to_json()["ours"] is None and r.to_json()["holds"] is False
+
+
 def _browser() -> tuple[str, str]:
     chromium = shutil.which("chromium") or "/usr/bin/chromium"
     driver = shutil.which("chromedriver") or "/usr/bin/chromedriver"
