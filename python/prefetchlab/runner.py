@@ -17,6 +17,7 @@ come back together are written through one opening of the file: see results.py).
 from __future__ import annotations
 
 import json
+import logging
 import multiprocessing
 import os
 import signal
@@ -182,6 +183,8 @@ class DaskBackend:
                         processes=True,
                         host="127.0.0.1",
                         dashboard_address=None,
+                        # its workers' warnings as Ctrl-C cancels their tasks are not ours to show
+                        silence_logs=logging.ERROR,
                     )
             except Exception as e:
                 raise SchedulerError(f"cannot start a local Dask cluster: {e}") from None
