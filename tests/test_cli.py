@@ -584,7 +584,12 @@ def test_run_says_where_a_bad_key_was_given_and_refuses_an_experiment_file(tmp_p
     assert_one_line_error(proc, "--set array.disks=-1: config key `array.disks`", "got -1")
     exp = tmp_path / "exp.toml"
     exp.write_text("[experiment]\nname = 'exp'\n[[claim]]\ntext = 't'\n")
-    assert_one_line_error(run_cli("run", exp), "an experiment file ([experiment], [[claim]])", "sweep")
+    # outside experiments/ reproduce takes the file by its path, not its name
+    assert_one_line_error(
+        run_cli("run", exp), "an experiment file ([experiment], [[claim]])", "sweep", f"reproduce {exp}`"
+    )
+    proc = run_cli("run", "experiments/foundation-demo.toml")
+    assert_one_line_error(proc, "`prefetchlab reproduce foundation-demo`")
     assert_one_line_error(run_cli("run", tmp_path), "a directory")
 
 

@@ -282,9 +282,13 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise UsageError(f"{path}: a directory, not a configuration file")
     text = _text_of(path)
     if text is not None and (tables := _experiment_tables(text)):
+        from prefetchlab.experiments_cli import EXPERIMENTS_DIR
+
+        # reproduce finds experiments/NAME.toml by its name, any other file by its path
+        named = (EXPERIMENTS_DIR / f"{path.stem}.toml").resolve() == path.resolve()
         raise UsageError(
-            f"{path}: an experiment file ({', '.join(tables)}), not one run's "
-            f"configuration: run it with `prefetchlab sweep {path}` or `prefetchlab reproduce {path.stem}`"
+            f"{path}: an experiment file ({', '.join(tables)}), not one run's configuration: run it "
+            f"with `prefetchlab sweep {path}` or `prefetchlab reproduce {path.stem if named else path}`"
         )
     # Malformed --set values are reported by the engine, naming the key.
     progress = ProgressBar() if not args.quiet and sys.stderr.isatty() else None
