@@ -450,6 +450,9 @@ def test_validate_disk_table(cheetah: Path) -> None:
         f"{reads['mean_real_ms']:.3f}",
         f"{reads['rms_exact_ms']:.3f}",
     ]
+    # the drive's cache is off: no simulated hits, so no means to show
+    hits = next(c for c in v["classes"] if c["class"] == "cache hits")
+    assert hits["requests"] == 0 and _row(out, "cache hits") == ["0", "—", "—", "—"]
 
 
 def test_what_the_reader_tolerated_in_a_drive_file_is_a_warning(cheetah: Path, small_config: Path) -> None:

@@ -389,9 +389,11 @@ def cmd_validate_disk(args: argparse.Namespace) -> int:
         [
             c["class"],
             str(int(c["requests"])),
-            f"{c['mean_sim_ms']:.3f}",
-            f"{c['mean_real_ms']:.3f}",
-            f"{c['rms_exact_ms']:.3f}",
+            # a class with no requests has no means: a dash, not 0.000
+            *(
+                f"{c[k]:.3f}" if c["requests"] else "—"
+                for k in ("mean_sim_ms", "mean_real_ms", "rms_exact_ms")
+            ),
         ]
         for c in v["classes"]
     ]
