@@ -272,7 +272,7 @@ struct Engine {
     /// `complete_io` is running (nested completions are queued on `io_stack`).
     completing: bool,
     touched_disks: Vec<u32>,
-    latencies_ns: Vec<u64>,
+    latencies_ns: metrics::Latencies,
     io_log: Option<IoLog>,
     duration_ns: TimeNs,
     end_ns: TimeNs,
@@ -406,7 +406,7 @@ impl Engine {
             io_stack: Vec::with_capacity(64),
             completing: false,
             touched_disks: Vec::with_capacity(16),
-            latencies_ns: Vec::new(),
+            latencies_ns: metrics::Latencies::default(),
             io_log: cfg.output.io_log.then(IoLog::default),
             duration_ns: cfg.run.duration.0,
             end_ns: 0,
@@ -1233,9 +1233,9 @@ impl Engine {
         let bytes_written =
             t.map_or(0, |t| t.bytes_written) + self.weblog.as_ref().map_or(0, |l| l.size_bytes);
         let mut lat = std::mem::take(&mut self.latencies_ns);
-        lat.sort_unstable();
+        let [p50, p95, p99] = lat.quantiles([0.50, 0.95, 0.99]);
         let ms = |ns: u64| ns as f64 / NS_PER_MS as f64;
-        let mean_lat = if lat.is_empty() { 0.0 } else { lat.iter().sum::<u64>() as f64 / lat.len() as f64 };
+        let mean_lat = lat.mean_ns();
         let cs = self.cache.stats;
         let acs = self.array_cache.as_ref().map(|a| a.stats);
         let disks: Vec<DiskMetrics> = self
@@ -1270,10 +1270,10 @@ impl Engine {
             full_stripe_rows: self.full_rows,
             writeback_blocks: t.map_or(0, |t| t.writeback_blocks),
             latency_mean_ms: mean_lat / NS_PER_MS as f64,
-            latency_p50_ms: ms(metrics::quantile_sorted(&lat, 0.50)),
-            latency_p95_ms: ms(metrics::quantile_sorted(&lat, 0.95)),
-            latency_p99_ms: ms(metrics::quantile_sorted(&lat, 0.99)),
-            latency_max_ms: ms(lat.last().copied().unwrap_or(0)),
+            latency_p50_ms: ms(p50),
+            latency_p95_ms: ms(p95),
+            latency_p99_ms: ms(p99),
+            latency_max_ms: ms(lat.max_ns()),
             // a trace meets the array cache first (see Metrics)
             hit_ratio: match (t, acs) {
                 (Some(_), Some(a)) => ratio(a.hits as f64, (a.hits + a.misses) as f64),

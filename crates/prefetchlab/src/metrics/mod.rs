@@ -213,6 +213,119 @@ impl Report {
     }
 }
 
+/// Samples kept one by one before [`Latencies`] folds them into its
+/// histogram: 2^24 (128 MiB), more than any experiment under `experiments/`
+/// records, whose quantiles are therefore exact.
+pub const EXACT_LATENCIES: usize = 1 << 24;
+/// Sub-buckets per power of two of the histogram: a bucket is at most 2^-10
+/// (0.1 %) of its values wide.
+const SUB_BITS: u32 = 10;
+
+/// The response times of a run's requests (ns), for their mean, maximum and
+/// nearest-rank quantiles. Every sample is kept up to [`EXACT_LATENCIES`]
+/// (exact quantiles); past that they are folded into a log-linear histogram
+/// (values below 1,024 ns exact, above in buckets 0.1 % wide) and a quantile
+/// is the lowest value of the bucket holding it, so memory stays bounded
+/// (about 0.5 MiB) however long the run. The mean and maximum stay exact.
+#[derive(Debug, Default)]
+pub struct Latencies {
+    exact: Vec<u64>,
+    /// Counts per bucket once folded (empty before).
+    buckets: Vec<u64>,
+    count: u64,
+    sum_ns: u128,
+    max_ns: u64,
+}
+
+impl Latencies {
+    #[inline]
+    pub fn push(&mut self, ns: u64) {
+        self.count += 1;
+        self.sum_ns += ns as u128;
+        self.max_ns = self.max_ns.max(ns);
+        if self.buckets.is_empty() {
+            self.exact.push(ns);
+            if self.exact.len() >= EXACT_LATENCIES {
+                self.fold();
+            }
+        } else {
+            self.buckets[bucket_of(ns)] += 1;
+        }
+    }
+
+    /// Moves the samples kept one by one into the histogram.
+    fn fold(&mut self) {
+        self.buckets = vec![0; bucket_of(u64::MAX) + 1];
+        for ns in std::mem::take(&mut self.exact) {
+            self.buckets[bucket_of(ns)] += 1;
+        }
+    }
+
+    pub fn count(&self) -> u64 {
+        self.count
+    }
+
+    pub fn mean_ns(&self) -> f64 {
+        if self.count == 0 {
+            0.0
+        } else {
+            self.sum_ns as f64 / self.count as f64
+        }
+    }
+
+    pub fn max_ns(&self) -> u64 {
+        self.max_ns
+    }
+
+    /// Whether every sample is kept (quantiles exact).
+    pub fn exact(&self) -> bool {
+        self.buckets.is_empty()
+    }
+
+    /// The nearest-rank `q`-quantiles (0..=1) of the samples (see the type's
+    /// doc for their precision once folded); 0 with no samples.
+    pub fn quantiles<const N: usize>(&mut self, qs: [f64; N]) -> [u64; N] {
+        if self.buckets.is_empty() {
+            self.exact.sort_unstable();
+            return qs.map(|q| quantile_sorted(&self.exact, q));
+        }
+        qs.map(|q| {
+            let rank = ((q * self.count as f64).ceil() as u64).clamp(1, self.count);
+            let mut seen = 0;
+            for (b, &n) in self.buckets.iter().enumerate() {
+                seen += n;
+                if seen >= rank {
+                    return bucket_floor(b);
+                }
+            }
+            self.max_ns
+        })
+    }
+}
+
+/// The histogram bucket of `ns`.
+#[inline]
+fn bucket_of(ns: u64) -> usize {
+    let sub = 1u64 << SUB_BITS;
+    if ns < sub {
+        return ns as usize;
+    }
+    let e = 63 - ns.leading_zeros(); // >= SUB_BITS
+    let shift = e - SUB_BITS;
+    ((shift as u64 + 1) * sub + ((ns >> shift) & (sub - 1))) as usize
+}
+
+/// The lowest value of bucket `b`.
+fn bucket_floor(b: usize) -> u64 {
+    let sub = 1u64 << SUB_BITS;
+    let b = b as u64;
+    if b < sub {
+        return b;
+    }
+    let shift = b / sub - 1;
+    (sub + b % sub) << shift
+}
+
 /// The `q`-quantile (0..=1) of sorted values, nearest-rank.
 pub fn quantile_sorted(sorted: &[u64], q: f64) -> u64 {
     if sorted.is_empty() {
@@ -233,5 +346,47 @@ mod tests {
         assert_eq!(quantile_sorted(&v, 0.99), 99);
         assert_eq!(quantile_sorted(&v, 1.0), 100);
         assert_eq!(quantile_sorted(&[], 0.5), 0);
+    }
+
+    #[test]
+    fn buckets_cover_every_value_in_order_within_a_thousandth() {
+        for ns in [0u64, 1, 1023, 1024, 1025, 2047, 2048, 123_456_789, u64::MAX / 3, u64::MAX] {
+            let b = bucket_of(ns);
+            let lo = bucket_floor(b);
+            assert!(lo <= ns && ns - lo <= ns >> SUB_BITS, "{ns}: bucket {b} from {lo}");
+            assert_eq!(bucket_of(lo), b, "{ns}");
+            if ns > 0 {
+                assert!(bucket_of(ns - 1) <= b);
+            }
+        }
+        assert_eq!(bucket_of(u64::MAX) + 1, 55 << SUB_BITS);
+    }
+
+    #[test]
+    fn latencies_are_exact_until_folded_then_within_a_thousandth() {
+        let mut exact = Latencies::default();
+        let mut folded = Latencies::default();
+        // a spread of values, pushed in a scrambled order
+        let xs: Vec<u64> = (0..100_000u64).map(|i| (i * 7919) % 100_000 * 997 + 300).collect();
+        for &x in &xs {
+            exact.push(x);
+            folded.push(x);
+        }
+        folded.fold();
+        assert!(exact.exact() && !folded.exact());
+        let mut sorted = xs.clone();
+        sorted.sort_unstable();
+        let qs = [0.5, 0.95, 0.99, 1.0];
+        let want = qs.map(|q| quantile_sorted(&sorted, q));
+        assert_eq!(exact.quantiles(qs), want);
+        for (got, want) in folded.quantiles(qs).iter().zip(want) {
+            assert!(*got <= want && want - got <= want >> SUB_BITS, "{got} against {want}");
+        }
+        for l in [&exact, &folded] {
+            assert_eq!((l.count(), l.max_ns()), (100_000, *sorted.last().unwrap()));
+            let mean = xs.iter().map(|&x| x as f64).sum::<f64>() / xs.len() as f64;
+            assert!((l.mean_ns() - mean).abs() < 1e-6 * mean);
+        }
+        assert_eq!(Latencies::default().quantiles([0.5]), [0]);
     }
 }
