@@ -2396,7 +2396,8 @@ fn plain_words(msg: &str) -> String {
         "u8" => whole(u8::MAX.into()),
         "u16" => whole(u16::MAX.into()),
         "u32" => whole(u32::MAX.into()),
-        "u64" | "usize" => whole(u64::MAX),
+        // a TOML integer is an i64: nothing above i64::MAX can be written
+        "u64" | "usize" => whole(i64::MAX as u64),
         "i8" | "i16" | "i32" | "i64" | "isize" => "a whole number".to_string(),
         "f32" | "f64" => "a number".to_string(),
         "a map" => "a table".to_string(),
@@ -2525,6 +2526,18 @@ pub fn apply_set(tree: &mut toml::Value, set: &str) -> Result<()> {
     let (parts, raw) = split_set(set)?;
     let raw = raw.trim();
     let parsed = toml::from_str::<toml::Table>(&format!("v = {raw}")).ok();
+    let beyond = |v: i128| v > i64::MAX as i128 || v < i64::MIN as i128;
+    if parsed.is_none() && raw.parse::<i128>().is_ok_and(beyond) {
+        // not a string to take it as: a whole number TOML cannot hold
+        return Err(Error::config(
+            dotted_key(&parts),
+            format!(
+                "{raw} is beyond the whole numbers a configuration holds (-{} to {})",
+                1u64 << 63,
+                i64::MAX
+            ),
+        ));
+    }
     if parsed.as_ref().is_some_and(|t| t.len() > 1) {
         // `4\nother.key = 1`: a second assignment would be dropped unseen
         return Err(Error::config(
@@ -2913,7 +2926,8 @@ mod tests {
             ("array.disks=-1", "array.disks", "expected a whole number from 0 to 4294967295, got -1"),
             ("array.disks=1.5", "array.disks", "expected a whole number from 0 to 4294967295, got 1.5"),
             ("workload.streams='a'", "workload.streams", "got the string \"a\""),
-            ("run.seed=-1", "run.seed", "expected a whole number from 0 to 18446744073709551615, got -1"),
+            ("run.seed=-1", "run.seed", "expected a whole number from 0 to 9223372036854775807, got -1"),
+            ("run.seed=18446744073709551615", "run.seed", "18446744073709551615 is beyond the whole numbers"),
             ("disk=5", "disk", "expected a table of keys, got 5"),
             ("workload=[1]", "workload", "expected a table of keys, got a list"),
             ("array_cache.amp=[2]", "array_cache.amp", "expected a table of keys, got a list"),
