@@ -585,6 +585,9 @@ def test_run_says_where_a_bad_key_was_given_and_refuses_an_experiment_file(tmp_p
     assert_one_line_error(run_cli("run", bad), f"{bad}:4: config key `array.disks`", "3 to 1024 disks")
     proc = run_cli("run", bad, "--set", "array.disks=-1")
     assert_one_line_error(proc, "--set array.disks=-1: config key `array.disks`", "got -1")
+    # a file's key made wrong by another key's --set: the file's line, and the --set beside it
+    proc = run_cli("run", bad, "--set", "array.layout=raid6")
+    assert_one_line_error(proc, f"{bad}:4 (with --set array.layout=raid6): config key `array.disks`")
     exp = tmp_path / "exp.toml"
     exp.write_text("[experiment]\nname = 'exp'\n[[claim]]\ntext = 't'\n")
     # outside experiments/ reproduce takes the file by its path, not its name

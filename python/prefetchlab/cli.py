@@ -346,7 +346,11 @@ def _where_in_file(message: str, path: Path, text: str | None, sets: Sequence[st
     from prefetchlab.experiment import key_line
 
     line = key_line(text, key) if text is not None else None
-    return f"{path}:{line}: {message}" if line else f"{path}: {message}"
+    where = f"{path}:{line}" if line else str(path)
+    if sets:
+        # the key is the file's, but a --set may be what made it wrong (a record larger than the file)
+        where += " (with " + " ".join(f"--set {s}" for s in sets) + ")"
+    return f"{where}: {message}"
 
 
 def _drive_command_error(message: str) -> str:
