@@ -970,8 +970,9 @@ pub enum Placement {
     /// Right after the previous file (and `fs.file_gap`), as ext3's goal-based allocator
     /// leaves files written one after another on an empty volume.
     Packed,
-    /// On the boundary of the allocation ext4's multiblock allocator makes for the
-    /// file's size (its normalised request, served from a free buddy of that order).
+    /// On the boundary of the allocation ext4's multiblock allocator makes for a
+    /// file written back while still open (its normalised request, served from a
+    /// free buddy of that order; see [`crate::fs`]).
     Mballoc,
 }
 
@@ -980,7 +981,8 @@ pub enum Placement {
 #[serde(deny_unknown_fields, default)]
 pub struct FsConfig {
     pub layout: FileLayout,
-    /// Where each file starts: packed one after another, or aligned as ext4's mballoc does.
+    /// Where each file starts: packed one after another, or aligned as ext4's mballoc
+    /// aligns a file written back while open.
     pub placement: Placement,
     /// ext-style indirect blocks (12 direct, one per 1024 data blocks).
     pub indirect_blocks: bool,

@@ -40,19 +40,30 @@
 //! (`p_far`) and interleaving files are not modelled.
 //!
 //! With `placement = "mballoc"` each file starts instead on the boundary of
-//! the allocation ext4's multiblock allocator makes for it on an empty
-//! volume ([`mballoc_align_pages`]): `ext4_mb_normalize_request` rounds a
-//! file of up to 1 MiB up to a power of two (at least 16 KiB) and cuts a
-//! larger one into chunks of 2 MiB (files up to 4 MiB), 4 MiB (up to 8 MiB)
-//! or 8 MiB, each aligned in the file; a free buddy of that order is aligned
-//! on the volume to its own size (block groups are 128 MiB, so in array
-//! blocks too), and a file's later chunks follow its first. A file under
-//! `s_mb_stream_request` (16 blocks) goes to the CPU's locality group and
-//! is packed. Modelling choices: the part of the last chunk a file does not
-//! use (freed with the inode's preallocation when it is closed) stays a
-//! hole, where ext4 would give it to a later small file; ext4's extents
-//! need no indirect blocks, so `fs.indirect_blocks = false` goes with it
-//! (a file of more than four extents has an extent-tree leaf, not modelled).
+//! the allocation ext4's multiblock allocator (2.6.3x) makes for it when it
+//! is written back *while still open for writing* ([`mballoc_align_pages`]):
+//! `ext4_mb_normalize_request` rounds a file of up to 1 MiB up to a power of
+//! two (at least 16 KiB) and cuts a larger one into chunks of 2 MiB (files
+//! up to 4 MiB), 4 MiB (up to 8 MiB) or 8 MiB, each aligned in the file; a
+//! free buddy of that order is aligned on the volume to its own size (block
+//! groups are 128 MiB, so in array blocks too), and a file's later chunks
+//! follow its first. A file of at most `s_mb_stream_request` (16) blocks is
+//! served from the CPU's locality group instead and is packed here. This is
+//! the normalised case only: a file written back after it was closed (the
+//! usual case under delayed allocation for a benchmark's file set, which
+//! writes and closes each file before the flusher runs) is allocated with
+//! `EXT4_MB_HINT_NOPREALLOC` (`ext4_mb_group_or_file`): its exact size from
+//! the goal, without rounding, so roughly packed as `packed` has it (a
+//! power-of-two size still gets a buddy aligned to that size; not
+//! modelled). Not modelled either: the locality group's own preallocation
+//! (512 blocks) that small files share, the lowest free buddy that a later
+//! small file takes in an earlier file's hole (here the unused end of a
+//! file's last chunk stays a hole), and flex_bg's metadata at the start of
+//! the volume. Alignment is to array blocks (block 0 the first of a block
+//! group), so the first file may start past `fs.start_block`. ext4's
+//! extents need no indirect blocks: `fs.indirect_blocks = false` goes with
+//! it (a file of more than four extents has an extent-tree leaf, not
+//! modelled).
 //!
 //! Both draws come from the run's seeded [`Rng`]: the number of unbroken
 //! boundaries before the next break is drawn directly (geometric, by
@@ -104,14 +115,15 @@ fn meta_before(page: u64) -> u64 {
 }
 
 /// The alignment, in blocks of 4 KiB, of where ext4's multiblock allocator
-/// puts the first block of a file of `pages` pages on an empty volume (the
-/// order of the free buddy that serves its normalised first request; see
-/// the module doc). 1 for a file under 16 blocks (a locality-group file).
+/// puts the first block of a file of `pages` pages written back while open
+/// (the order of the free buddy that serves its normalised first request;
+/// see the module doc). 1 for a file of at most 16 blocks (a locality-group
+/// file).
 pub fn mballoc_align_pages(pages: u64) -> u64 {
     const STREAM_REQUEST_PAGES: u64 = 16;
     const MIB_PAGES: u64 = 1 << 8; // 1 MiB
     match pages {
-        p if p < STREAM_REQUEST_PAGES => 1,
+        p if p <= STREAM_REQUEST_PAGES => 1,
         p if p <= MIB_PAGES => p.next_power_of_two().max(4),
         p if p <= 4 * MIB_PAGES => 2 * MIB_PAGES,
         p if p <= 8 * MIB_PAGES => 4 * MIB_PAGES,
@@ -563,7 +575,7 @@ mod tests {
         let cases = [
             (1, 1),
             (15, 1),
-            (16, 16),
+            (16, 1),
             (17, 32),
             (100, 128),
             (256, 256),
