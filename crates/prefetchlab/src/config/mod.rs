@@ -1325,9 +1325,14 @@ impl Config {
     }
 
     /// Extended SARA's large-max factor: `sara.factor`, or 2 × the data
-    /// disks (so the large max is two stripes, as md's default).
+    /// disks (so the large max is two stripes, as md's default; RAID-10's
+    /// stripe is every disk's chunk over the two copies, so its factor is
+    /// the disk count, odd ones included, as in [`Self::md_readahead_bytes`]).
     pub fn sara_factor(&self) -> u32 {
-        self.sara.factor.unwrap_or_else(|| 2 * self.data_disks().max(1) as u32)
+        self.sara.factor.unwrap_or_else(|| match self.array.layout {
+            Layout::Raid10 => self.array.disks.max(1),
+            _ => 2 * self.data_disks().max(1) as u32,
+        })
     }
 
     /// Disks holding one stripe's data (RAID-0: every disk; RAID-5: one
@@ -2529,7 +2534,7 @@ pub fn apply_set(tree: &mut toml::Value, set: &str) -> Result<()> {
     let raw = raw.trim();
     let parsed = toml::from_str::<toml::Table>(&format!("v = {raw}")).ok();
     let beyond = |v: i128| v > i64::MAX as i128 || v < i64::MIN as i128;
-    if parsed.is_none() && raw.parse::<i128>().is_ok_and(beyond) {
+    if parsed.is_none() && toml_integer(raw).is_some_and(beyond) {
         // not a string to take it as: a whole number TOML cannot hold
         return Err(Error::config(
             dotted_key(&parts),
@@ -2563,6 +2568,20 @@ pub fn apply_set(tree: &mut toml::Value, set: &str) -> Result<()> {
         node = table.entry(part.clone()).or_insert_with(|| toml::Value::Table(Default::default()));
     }
     Ok(())
+}
+
+/// `raw` read as a TOML integer (underscores between digits; `0x`, `0o`,
+/// `0b` prefixes), with no bound but i128's: to tell a whole number too large
+/// for TOML from a string.
+fn toml_integer(raw: &str) -> Option<i128> {
+    let plain = raw.replace('_', "");
+    let (digits, radix) = match plain.get(..2) {
+        Some("0x") => (&plain[2..], 16),
+        Some("0o") => (&plain[2..], 8),
+        Some("0b") => (&plain[2..], 2),
+        _ => (plain.as_str(), 10),
+    };
+    i128::from_str_radix(digits, radix).ok()
 }
 
 /// Splits `KEY=VALUE` into the parts of the key path and the raw value (see
@@ -2756,6 +2775,9 @@ mod tests {
         // raid10_run: 3 disks × 32 pages / 2 copies = 48 pages a stripe
         assert_eq!(max(&["array.layout='raid10'", "array.disks=3"]), 384);
         assert_eq!(max(&["array.layout='raid10'", "array.disks=5"]), 640);
+        // extended SARA's large max is md's two stripes there too: 3 strips on 3 disks
+        let r10 = Config::from_toml("", &["array.layout='raid10'".into(), "array.disks=3".into()]).unwrap();
+        assert_eq!(r10.sara_factor() as u64 * r10.sara_strip_bytes(), r10.md_readahead_bytes());
         assert_eq!(
             max(&["array.layout='raid0'", "array.disks=2", "array.strip='16KiB'"]),
             128,
@@ -2930,6 +2952,8 @@ mod tests {
             ("workload.streams='a'", "workload.streams", "got the string \"a\""),
             ("run.seed=-1", "run.seed", "expected a whole number from 0 to 9223372036854775807, got -1"),
             ("run.seed=18446744073709551615", "run.seed", "18446744073709551615 is beyond the whole numbers"),
+            ("run.seed=18_446_744_073_709_551_615", "run.seed", "is beyond the whole numbers"),
+            ("run.seed=0xffffffffffffffff", "run.seed", "is beyond the whole numbers"),
             ("disk=5", "disk", "expected a table of keys, got 5"),
             ("workload=[1]", "workload", "expected a table of keys, got a list"),
             ("array_cache.amp=[2]", "array_cache.amp", "expected a table of keys, got a list"),

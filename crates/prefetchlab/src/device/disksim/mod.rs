@@ -266,7 +266,6 @@ pub fn load_drive_with(path: &Path, opts: &Options<'_>) -> Result<DriveParams> {
     check_overrides(opts.overrides)?;
     let doc = parse::read_document_from(opts.source, path)?;
     let mut warnings = doc.warnings.clone();
-    names::unknown_in(&doc.blocks, opts.overrides, &mut warnings)?;
     let g = Get::new(opts.overrides);
     // the disk: the one instantiated if named, else the first one
     let disks: Vec<&Block> = doc.blocks.iter().filter(|b| b.type_name == "disksim_disk").collect();
@@ -281,6 +280,10 @@ pub fn load_drive_with(path: &Path, opts: &Options<'_>) -> Result<DriveParams> {
             "expected a `disksim_disk NAME { ... }` block (directly or via `source`)",
         )
     })?;
+    // what the drive is read from: the disk (with the blocks inside it) and the buses
+    let read_from: Vec<&Block> =
+        doc.blocks.iter().filter(|b| std::ptr::eq(*b, disk) || b.type_name == "disksim_bus").collect();
+    names::unknown_in(&doc.blocks, &read_from, opts.overrides, &mut warnings)?;
     let mut bus_read: f64 = 0.0;
     let mut bus_write: f64 = 0.0;
     for b in doc.blocks.iter().filter(|b| b.type_name == "disksim_bus") {
@@ -546,7 +549,7 @@ mod tests {
 
     /// A name DiskSim's drive has not and values beyond what DiskSim
     /// distinguishes are read past, with a warning naming the line; a
-    /// misspelling of a parameter the description does not set is an error.
+    /// misspelling of a parameter the drive's blocks do not set is an error.
     #[test]
     fn misspelled_names_and_values_out_of_range_are_warned_of() {
         let mut m = parse::MemFiles::new();
@@ -560,7 +563,7 @@ mod tests {
         assert!(
             e.contains(
                 "/t/d.diskspecs:3: `Bulk sektor transfer time` is not a parameter of a DiskSim drive; did \
-                        you mean `Bulk sector transfer time`, which the description does not set?"
+                        you mean `Bulk sector transfer time`, which the drive's blocks do not set?"
             ),
             "{e}"
         );
@@ -580,6 +583,23 @@ mod tests {
         );
         assert!(w.contains("override: `Fast write level = 9` is outside 0 to 2: taken as 2"), "{w}");
         assert!(load_mem(&mem(), &[]).unwrap().warnings.iter().all(|w| !w.contains("not a parameter")));
+    }
+
+    /// In a library of drives, a misspelling in a disk the description does
+    /// not use is only a warning.
+    #[test]
+    fn a_misspelling_in_another_disk_of_a_library_is_a_warning() {
+        let mut m = parse::MemFiles::new();
+        m.add("/t/m.model", MODEL);
+        let other = SPECS.replace("disksim_disk D", "disksim_disk E").replace("Bulk sector", "Bulk sektor");
+        m.add("/t/d.diskspecs", format!("{SPECS}\n{other}"));
+        let p = load_mem(&m, &[]).unwrap();
+        assert_eq!(p.xfer_read_ms, 0.01);
+        assert!(
+            p.warnings.iter().any(|w| w.contains("`Bulk sektor transfer time` is not a parameter")),
+            "{:?}",
+            p.warnings
+        );
     }
 
     #[test]

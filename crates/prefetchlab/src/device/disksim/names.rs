@@ -173,21 +173,25 @@ const DRIVE_BLOCKS: &[&str] = &[
 
 /// A warning for each parameter of a drive block (and the blocks inside
 /// it) that DiskSim does not have: the reader passes over it, as DiskSim
-/// does. An error instead where the name is a misspelling of a parameter
-/// that no drive block of the description sets and no override gives: the
-/// drive would silently run without it (DiskSim itself reports it as a
-/// missing required parameter and goes on with 0).
+/// does. An error instead where such a name, in a block the drive is read
+/// from (`read_from`: the chosen disk, with the blocks inside it, and the
+/// buses), is a misspelling of a parameter that none of those blocks sets
+/// and no override gives: the drive would silently run without it (DiskSim
+/// reports a missing required parameter and goes on without it). Other
+/// blocks of the description (another disk of a library) only warn.
 pub fn unknown_in(
     blocks: &[super::parse::Block],
+    read_from: &[&super::parse::Block],
     overrides: &[(String, f64)],
     warnings: &mut Vec<String>,
 ) -> crate::error::Result<()> {
     let mut set: Vec<String> = overrides.iter().map(|(k, _)| k.trim().to_lowercase()).collect();
-    for b in blocks {
+    for b in read_from {
         names_set_in(b, &mut set);
     }
     for b in blocks {
-        unknown_in_block(b, &set, warnings)?;
+        let used = read_from.iter().any(|u| std::ptr::eq(*u, b));
+        unknown_in_block(b, used.then_some(&set[..]), warnings)?;
     }
     Ok(())
 }
@@ -211,9 +215,12 @@ fn names_set_in(b: &super::parse::Block, set: &mut Vec<String>) {
     }
 }
 
+/// The warnings of [`unknown_in`] for `b` and the blocks inside it, and,
+/// given the names set in the blocks the drive is read from (`set`), its
+/// errors.
 fn unknown_in_block(
     b: &super::parse::Block,
-    set: &[String],
+    set: Option<&[String]>,
     warnings: &mut Vec<String>,
 ) -> crate::error::Result<()> {
     use super::parse::Value;
@@ -221,13 +228,13 @@ fn unknown_in_block(
     for p in &b.params {
         if drive && lookup(&p.key).is_none() {
             let near = closest(&p.key);
-            if let Some(n) = near.filter(|n| !set.contains(&n.to_lowercase())) {
+            if let Some(n) = near.filter(|n| set.is_some_and(|set| !set.contains(&n.to_lowercase()))) {
                 return Err(crate::error::Error::input(
                     b.path_str(),
                     p.line,
                     format!(
-                        "`{}` is not a parameter of a DiskSim drive; did you mean `{n}`, which the description \
-                         does not set? (DiskSim would run without it, as 0)",
+                        "`{}` is not a parameter of a DiskSim drive; did you mean `{n}`, which the drive's \
+                         blocks do not set? (the drive would run without it)",
                         p.key.trim()
                     ),
                 ));
