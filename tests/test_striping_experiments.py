@@ -209,11 +209,13 @@ def test_the_sync_noidle_tree_lets_the_drives_order_one_strip_readers() -> None:
         m = prefetchlab.simulate(cfg).metrics
         disk_ms_per_request = m["disk_utilization"] * m["sim_time_s"] * 3 / m["disk_requests"] * 1e3
         got[on] = (disk_ms_per_request, m["bandwidth_mb_s"])
-    # measured: 7.98 against 7.33 ms per disk request, 76.1 against 79.9 MB/s (6.65 ms and
-    # 83.9 MB/s while the drive's SPTF also weighed the reads reaching it only as it chose,
-    # which DiskSim does not: tests/disk_queue.rs)
-    assert got[True][0] < 0.95 * got[False][0], got
-    assert got[True][1] > 1.03 * got[False][1], got
+    # measured on ext4's extents (b3c14a6): 8.60 against 8.37 ms per disk request, 76.3 against
+    # 84.4 MB/s; on ext3's layout, with an indirect block every 4 MiB (before b3c14a6), 7.98
+    # against 7.33 ms and 76.1 against 79.9 MB/s (6.65 ms and 83.9 MB/s while the drive's SPTF
+    # also weighed the reads reaching it only as it chose, which DiskSim does not:
+    # tests/disk_queue.rs)
+    assert got[True][0] < 0.99 * got[False][0], got
+    assert got[True][1] > 1.05 * got[False][1], got
 
 
 def test_ieice13_fig11_ages_the_volume_of_its_file_set() -> None:
