@@ -354,7 +354,7 @@ def _describe_config(config: dict[str, Any]) -> str:
     elif fs.get("layout") == "fragmented":
         workload += f"; files fragmented (layout score {fs['layout_score']:g})"
     if fs.get("placement") == "mballoc":
-        workload += "; files placed as ext4's mballoc places them"
+        workload += "; files placed as ext4's mballoc places a file written back while open"
     return f"{array}; {readahead}; {workload}; memory {fmt_bytes(config['host']['memory'])}"
 
 

@@ -246,13 +246,17 @@ impl FileSystem {
         let gaps = file_gap.saturating_mul(file_pages.len().saturating_sub(1) as u64);
         let need = cfg.start_block.saturating_add(data).saturating_add(meta).saturating_add(gaps);
         let too_big = |need: u64, at_least: &str| {
+            let more = match (at_least.is_empty(), cfg.placement) {
+                (true, _) => "",
+                (false, Placement::Packed) => " + fragmentation gaps",
+                (false, Placement::Mballoc) => " + fragmentation gaps + alignment",
+            };
             Error::geometry(format!(
                 "the {} files need {at_least}{need} blocks of 4KiB (start_block {} + {data} data \
-                 pages + {meta} indirect blocks + {gaps} between files{}) but the array holds \
+                 pages + {meta} indirect blocks + {gaps} between files{more}) but the array holds \
                  {capacity_blocks}",
                 file_pages.len(),
                 cfg.start_block,
-                if at_least.is_empty() { "" } else { " + fragmentation gaps" },
             ))
         };
         if need > capacity_blocks {
