@@ -115,6 +115,23 @@ def test_run_prints_a_summary_with_units(small_config: Path) -> None:
     assert "util %" in disk_part[0] and "MB/s" in stream_part[0]
 
 
+def test_the_summary_says_when_the_percentiles_are_binned() -> None:
+    """Past 2^24 requests the engine keeps latencies in buckets 0.1 % wide: the percentile rows
+    say so; below, they are exact and say nothing more; the max is exact either way."""
+    from prefetchlab._table import EXACT_LATENCIES, summary_table
+    from prefetchlab.api import Report
+
+    for requests, unit in (
+        (EXACT_LATENCIES, "ms"),
+        (EXACT_LATENCIES + 1, "ms (to 0.1 %: over 2^24 requests)"),
+    ):
+        metrics = {"app_requests": requests, "latency_p99_ms": 2.5, "latency_max_ms": 3.0}
+        lines = summary_table(Report(metrics=metrics, config={})).splitlines()
+        p99 = next(line for line in lines if "latency p99" in line)
+        assert p99.split(fmt_number(2.5), 1)[1].strip() == unit, p99
+        assert next(line for line in lines if "latency max" in line).rstrip().endswith("ms")
+
+
 def test_run_summary_shows_extended_saras_concurrency(small_config: Path) -> None:
     sets = ["--set", "readahead.policy=sara-extended", "--set", "sara.threshold=1"]
     proc = run_cli("run", small_config, *sets)

@@ -394,8 +394,14 @@ def _describe_topology(config: dict[str, Any]) -> str:
     )
 
 
+#: Latencies the engine keeps one by one (``metrics::EXACT_LATENCIES``); past this many the
+#: percentiles are the low ends of histogram buckets 0.1 % wide.
+EXACT_LATENCIES = 1 << 24
+
+
 def summary_table(report: Report) -> str:
     """The scalar metrics, one per row, with units."""
+    binned = (report.metrics.get("app_requests") or 0) > EXACT_LATENCIES
     has_array_cache = bool(report.config.get("array_cache", {}).get("size", 0))
     has_writes = bool(report.metrics.get("writes"))
     topology = bool(report.config.get("topology", {}).get("nodes"))
@@ -426,6 +432,8 @@ def summary_table(report: Report) -> str:
             label = "array-cache hit ratio" if _is_trace(report.config) else "page-cache hit ratio"
             if _is_trace(report.config):
                 continue  # the same figure as array_cache_hit_ratio
+        if binned and key in ("latency_p50_ms", "latency_p95_ms", "latency_p99_ms"):
+            unit = "ms (to 0.1 %: over 2^24 requests)"
         rows.append([label, fmt_number(value * scale if scale != 1.0 else value), unit])
     # the figures a policy keeps in its state (JSON text), those it has
     states = [("readahead_policy_state", _READAHEAD_STATE)]
