@@ -2366,6 +2366,19 @@ fn type_error(tree: &toml::Value, e: serde_path_to_error::Error<toml::de::Error>
         }
     }
     let mut msg = plain_words(&msg);
+    // a count with a range of its own: say that range, not the type's
+    let own = match key.as_str() {
+        "array.disks" => Some(format!("1 to {MAX_DISKS}")),
+        "workload.streams" | "workload.fragments" => Some(format!("1 to {MAX_STREAMS}")),
+        _ => None,
+    };
+    if let Some(range) = own {
+        msg = msg.replacen(
+            &format!("a whole number from 0 to {}, got", u32::MAX),
+            &format!("a whole number from {range}, got"),
+            1,
+        );
+    }
     // `--set disk.overrides.Read hit over. after read=0.2`: the dots split the name
     if parts.len() > 2 && parts[..2] == ["disk", "overrides"] && msg.ends_with("got a table") {
         msg.push_str(
@@ -2947,8 +2960,14 @@ mod tests {
         );
         // serde's words without Rust type names
         let plain = [
-            ("array.disks=-1", "array.disks", "expected a whole number from 0 to 4294967295, got -1"),
-            ("array.disks=1.5", "array.disks", "expected a whole number from 0 to 4294967295, got 1.5"),
+            ("array.disks=-1", "array.disks", "expected a whole number from 1 to 1024, got -1"),
+            ("array.disks=1.5", "array.disks", "expected a whole number from 1 to 1024, got 1.5"),
+            ("array.disks=\"five\"", "array.disks", "expected a whole number from 1 to 1024, got the string"),
+            (
+                "workload.streams=[1,2]",
+                "workload.streams",
+                "expected a whole number from 1 to 4096, got a list",
+            ),
             ("workload.streams='a'", "workload.streams", "got the string \"a\""),
             ("run.seed=-1", "run.seed", "expected a whole number from 0 to 9223372036854775807, got -1"),
             ("run.seed=18446744073709551615", "run.seed", "18446744073709551615 is beyond the whole numbers"),
