@@ -118,7 +118,8 @@ def test_run_prints_a_summary_with_units(small_config: Path) -> None:
 def test_the_summary_says_when_the_percentiles_are_binned() -> None:
     """Past 2^24 requests the engine keeps latencies in buckets 0.1 % wide: the percentile rows
     say so; below, they are exact and say nothing more; the max is exact either way."""
-    from prefetchlab._table import EXACT_LATENCIES, summary_table
+    from prefetchlab._engine import EXACT_LATENCIES
+    from prefetchlab._table import summary_table
     from prefetchlab.api import Report
 
     for requests, unit in (

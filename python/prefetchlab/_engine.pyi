@@ -6,6 +6,8 @@ from typing import Any, Literal, TypedDict
 __version__: str
 #: A fingerprint of the sources the engine was built from (16 hex digits).
 engine_build: str
+#: latencies kept one by one before the engine bins them (metrics::EXACT_LATENCIES)
+EXACT_LATENCIES: int
 
 class PrefetchlabError(ValueError):
     """Any error the engine reports: a bad configuration key or value, an unreadable or

@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from pathlib import PurePath
 from typing import Any
 
+from prefetchlab._engine import EXACT_LATENCIES
 from prefetchlab.api import Report
 
 #: Metrics shown in a run's summary, in order: (key, label, unit, scale).
@@ -394,13 +395,9 @@ def _describe_topology(config: dict[str, Any]) -> str:
     )
 
 
-#: Latencies the engine keeps one by one (``metrics::EXACT_LATENCIES``); past this many the
-#: percentiles are the low ends of histogram buckets 0.1 % wide.
-EXACT_LATENCIES = 1 << 24
-
-
 def summary_table(report: Report) -> str:
     """The scalar metrics, one per row, with units."""
+    # past the latencies the engine keeps one by one, its percentiles are bucket floors 0.1 % apart
     binned = (report.metrics.get("app_requests") or 0) > EXACT_LATENCIES
     has_array_cache = bool(report.config.get("array_cache", {}).get("size", 0))
     has_writes = bool(report.metrics.get("writes"))

@@ -332,6 +332,10 @@ def _constant(node: Node) -> bool:
     return False
 
 
+def _both_finite(left: float, right: float) -> bool:
+    return math.isfinite(left) and math.isfinite(right)
+
+
 @dataclass(frozen=True)
 class Outcome:
     """A checked claim: both sides, "ours", and whether it holds."""
@@ -342,6 +346,11 @@ class Outcome:
     ours_kind: str  # "ratio" or "value"
     holds: bool
 
+    @property
+    def defined(self) -> bool:
+        """Whether both sides are numbers (not a division by zero)."""
+        return _both_finite(self.left, self.right)
+
 
 def evaluate(check: Check, values: Mapping[str, Mapping[str, float]]) -> Outcome:
     """Evaluates a bound check over ``values[run_id][metric]``; every run must be present.
@@ -350,8 +359,7 @@ def evaluate(check: Check, values: Mapping[str, Mapping[str, float]]) -> Outcome
     hold."""
     left, right = _eval(check.left, values), _eval(check.right, values)
     holds = (
-        math.isfinite(left)
-        and math.isfinite(right)
+        _both_finite(left, right)
         and {
             ">=": left >= right,
             "<=": left <= right,

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import base64
 import html
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -62,7 +61,7 @@ def _ours(r: ClaimResult) -> str:
     o = r.outcome
     if o is None:
         return f"({r.missing_runs} run(s) not stored)"
-    if not (math.isfinite(o.left) and math.isfinite(o.right)):
+    if not o.defined:
         return f"undefined <small>(a side divides by zero: {_fmt(o.left)} vs {_fmt(o.right)})</small>"
     if o.ours_kind == "ratio":
         return f"{o.ours:.3g}× <small>({_fmt(o.left)} vs {_fmt(o.right)})</small>"
@@ -72,7 +71,7 @@ def _ours(r: ClaimResult) -> str:
 def _status(r: ClaimResult) -> tuple[str, str]:
     if r.outcome is None:
         return "nodata", "not run"
-    if not (math.isfinite(r.outcome.left) and math.isfinite(r.outcome.right)):
+    if not r.outcome.defined:
         return "fails", "does not hold (undefined)"
     return ("holds", "holds") if r.outcome.holds else ("fails", "does not hold")
 

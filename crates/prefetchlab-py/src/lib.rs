@@ -186,7 +186,7 @@ fn trace_stats<'py>(
     skip_bad: u64,
 ) -> PyResult<Bound<'py, PyDict>> {
     let (format, opts) = trace_options(format, blk_event, skip_bad, block_bytes)?;
-    let mut progress = ProgressCallback::new(progress);
+    let mut progress = ProgressCallback::new(py, progress);
     let s = guarded(|| {
         prefetchlab::trace::stats::stats(Path::new(path), format, &opts, block_bytes, &mut |n, bytes| {
             progress.call(n, bytes)
@@ -243,22 +243,23 @@ fn trace_options(
 /// read so far (compressed bytes of a compressed file); its first exception is
 /// kept (and later calls skipped) to be raised when the work is done.
 struct ProgressCallback<'py> {
+    py: Python<'py>,
     callback: Option<Bound<'py, PyAny>>,
     error: Option<PyErr>,
 }
 
 impl<'py> ProgressCallback<'py> {
-    fn new(callback: Option<Bound<'py, PyAny>>) -> Self {
-        ProgressCallback { callback, error: None }
+    fn new(py: Python<'py>, callback: Option<Bound<'py, PyAny>>) -> Self {
+        ProgressCallback { py, callback, error: None }
     }
     /// Reports progress and lets Python's signal handlers run (Ctrl-C): whether
     /// to go on (no error from either).
     fn call(&mut self, records: u64, file_bytes: u64) -> bool {
         if self.error.is_none() {
-            let r = match &self.callback {
-                Some(cb) => cb.py().check_signals().and_then(|_| cb.call1((records, file_bytes)).map(|_| ())),
-                None => Python::attach(|py| py.check_signals()),
-            };
+            let r = self.py.check_signals().and_then(|_| match &self.callback {
+                Some(cb) => cb.call1((records, file_bytes)).map(|_| ()),
+                None => Ok(()),
+            });
             if let Err(e) = r {
                 self.error = Some(e);
             }
@@ -294,7 +295,7 @@ fn trace_convert<'py>(
         )));
     }
     let (format, opts) = trace_options(format, blk_event, skip_bad, block_bytes)?;
-    let mut progress = ProgressCallback::new(progress);
+    let mut progress = ProgressCallback::new(py, progress);
     let converted = guarded(|| {
         convert::not_the_input(Path::new(path), Path::new(out))?;
         let mut source = open_file(Path::new(path), format, &opts)?;
@@ -516,6 +517,7 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("PrefetchlabError", m.py().get_type::<PrefetchlabError>())?;
     m.add("__version__", prefetchlab::VERSION)?;
     m.add("engine_build", prefetchlab::ENGINE_BUILD)?;
+    m.add("EXACT_LATENCIES", prefetchlab::metrics::EXACT_LATENCIES)?;
     m.add_function(wrap_pyfunction!(resolve, m)?)?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(validate_disk, m)?)?;

@@ -1324,14 +1324,13 @@ impl Config {
         self.sara.strip_kb.map_or(self.array.strip.0, |k| k << 10)
     }
 
-    /// Extended SARA's large-max factor: `sara.factor`, or 2 × the data
-    /// disks (so the large max is two stripes, as md's default; RAID-10's
-    /// stripe is every disk's chunk over the two copies, so its factor is
-    /// the disk count, odd ones included, as in [`Self::md_readahead_bytes`]).
+    /// Extended SARA's large-max factor: `sara.factor`, or two of md's
+    /// stripes ([`Self::md_stripe_bytes`]) in strips, so the large max is
+    /// md's default readahead (2 × the data disks; on RAID-10 the disk count,
+    /// odd ones included).
     pub fn sara_factor(&self) -> u32 {
-        self.sara.factor.unwrap_or_else(|| match self.array.layout {
-            Layout::Raid10 => self.array.disks.max(1),
-            _ => 2 * self.data_disks().max(1) as u32,
+        self.sara.factor.unwrap_or_else(|| {
+            self.md_stripe_bytes().map_or(2, |s| (2 * s / self.array.strip.0.max(1)).max(2) as u32)
         })
     }
 
@@ -1348,23 +1347,30 @@ impl Config {
         }
     }
 
-    /// The readahead md gives an array whose `read_ahead_kb` was not set:
-    /// at least two stripes of data — `2 × data disks × chunk` (RAID-0: every
-    /// disk; RAID-5: one less, RAID-6: two less; RAID-10 near-2: every disk's
-    /// chunk pages over the 2 copies, `raid_disks × chunk / near_copies` in
-    /// whole pages, so 3 disks give 1.5 chunks) — and never below Linux's
-    /// 128 KiB (models.md §2.5; `raid0_run`, `raid5_run`, `raid10_run` of the
-    /// kernels [TC09] and [IEICE13] ran). A single disk keeps 128 KiB.
-    pub fn md_readahead_bytes(&self) -> u64 {
+    /// The stripe md counts when it sets an array's readahead, bytes: the
+    /// data disks × chunk (RAID-0: every disk; RAID-5: one less, RAID-6: two
+    /// less; RAID-10 near-2: every disk's chunk pages over the 2 copies,
+    /// `raid_disks × chunk / near_copies` in whole pages, so 3 disks give 1.5
+    /// chunks); `None` for a single disk (`raid0_run`, `raid5_run`,
+    /// `raid10_run` of the kernels [TC09] and [IEICE13] ran).
+    pub fn md_stripe_bytes(&self) -> Option<u64> {
         let a = &self.array;
-        let stripe_bytes = match a.layout {
-            Layout::Single => return DEFAULT_READAHEAD_BYTES,
-            Layout::Raid0 => (a.disks as u64).saturating_mul(a.strip.0),
-            Layout::Raid5 => (a.disks.saturating_sub(1) as u64).saturating_mul(a.strip.0),
-            Layout::Raid6 => (a.disks.saturating_sub(2) as u64).saturating_mul(a.strip.0),
-            Layout::Raid10 => (a.disks as u64).saturating_mul(a.strip.0 / PAGE_BYTES) / 2 * PAGE_BYTES,
-        };
-        stripe_bytes.saturating_mul(2).max(DEFAULT_READAHEAD_BYTES)
+        let strip = a.strip.0;
+        Some(match a.layout {
+            Layout::Single => return None,
+            Layout::Raid0 => (a.disks as u64).saturating_mul(strip),
+            Layout::Raid5 => (a.disks.saturating_sub(1) as u64).saturating_mul(strip),
+            Layout::Raid6 => (a.disks.saturating_sub(2) as u64).saturating_mul(strip),
+            Layout::Raid10 => (a.disks as u64).saturating_mul(strip / PAGE_BYTES) / 2 * PAGE_BYTES,
+        })
+    }
+
+    /// The readahead md gives an array whose `read_ahead_kb` was not set: two
+    /// of its stripes ([`Self::md_stripe_bytes`]), never below Linux's
+    /// 128 KiB (models.md §2.5). A single disk keeps 128 KiB.
+    pub fn md_readahead_bytes(&self) -> u64 {
+        self.md_stripe_bytes()
+            .map_or(DEFAULT_READAHEAD_BYTES, |s| s.saturating_mul(2).max(DEFAULT_READAHEAD_BYTES))
     }
 
     /// The resolved configuration as JSON (every default filled in).

@@ -124,7 +124,7 @@ pub fn mballoc_align_pages(pages: u64) -> u64 {
     const MIB_PAGES: u64 = 1 << 8; // 1 MiB
     match pages {
         p if p <= STREAM_REQUEST_PAGES => 1,
-        p if p <= MIB_PAGES => p.next_power_of_two().max(4),
+        p if p <= MIB_PAGES => p.next_power_of_two(),
         p if p <= 4 * MIB_PAGES => 2 * MIB_PAGES,
         p if p <= 8 * MIB_PAGES => 4 * MIB_PAGES,
         _ => 8 * MIB_PAGES,

@@ -198,21 +198,29 @@ pub fn unknown_in(
 
 /// Every parameter name (lower case) the drive blocks in `b` set.
 fn names_set_in(b: &super::parse::Block, set: &mut Vec<String>) {
-    use super::parse::Value;
     let drive = DRIVE_BLOCKS.contains(&b.type_name.as_str());
     for p in &b.params {
         if drive {
             set.push(p.key.trim().to_lowercase());
         }
-        let mut nested: Vec<&Value> = vec![&p.value];
-        while let Some(v) = nested.pop() {
-            match v {
-                Value::Block(inner) => names_set_in(inner, set),
-                Value::List(items) => nested.extend(items.iter()),
-                _ => {}
-            }
+        for inner in blocks_in(&p.value) {
+            names_set_in(inner, set);
         }
     }
+}
+
+/// The blocks a parameter's value holds, directly or in its lists.
+fn blocks_in(value: &super::parse::Value) -> Vec<&super::parse::Block> {
+    use super::parse::Value;
+    let (mut out, mut nested) = (Vec::new(), vec![value]);
+    while let Some(v) = nested.pop() {
+        match v {
+            Value::Block(inner) => out.push(inner),
+            Value::List(items) => nested.extend(items.iter()),
+            _ => {}
+        }
+    }
+    out
 }
 
 /// The warnings of [`unknown_in`] for `b` and the blocks inside it, and,
@@ -223,7 +231,6 @@ fn unknown_in_block(
     set: Option<&[String]>,
     warnings: &mut Vec<String>,
 ) -> crate::error::Result<()> {
-    use super::parse::Value;
     let drive = DRIVE_BLOCKS.contains(&b.type_name.as_str());
     for p in &b.params {
         if drive && lookup(&p.key).is_none() {
@@ -247,13 +254,8 @@ fn unknown_in_block(
                 p.key.trim()
             ));
         }
-        let mut nested: Vec<&Value> = vec![&p.value];
-        while let Some(v) = nested.pop() {
-            match v {
-                Value::Block(inner) => unknown_in_block(inner, set, warnings)?,
-                Value::List(items) => nested.extend(items.iter()),
-                _ => {}
-            }
+        for inner in blocks_in(&p.value) {
+            unknown_in_block(inner, set, warnings)?;
         }
     }
     Ok(())
