@@ -44,6 +44,11 @@
 //!   read keeps the arm until its data has crossed the bus, and a queued
 //!   sequential stream loses a revolution per request: the Cheetah 15K.4
 //!   read 24.4 MB/s, its outer zone 96)), which is then read like any other.
+//!   `Read-ahead on idle hit` stays at DiskSim's default, 0 (no datasheet
+//!   gives it; DIXtrac writes 0 without measuring it): after a read served
+//!   wholly from its cache the drive does not read ahead again. One-strip
+//!   readers of [TC09] and [IEICE13] turn on it (README, "The datasheet
+//!   method").
 //!
 //! **Departures.** A preset may depart from its description (in its cache
 //! behaviour): [`departures`] lists them by DiskSim parameter name with the
