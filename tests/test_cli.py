@@ -122,12 +122,16 @@ def test_the_summary_says_when_the_percentiles_are_binned() -> None:
     from prefetchlab._table import summary_table
     from prefetchlab.api import Report
 
-    for requests, unit in (
-        (EXACT_LATENCIES, "ms"),
-        (EXACT_LATENCIES + 1, "ms (to 0.1 %: over 2^24 requests)"),
+    binned = "ms (to 0.1 %: over 2^24 requests)"
+    for requests, writes, kind, unit in (
+        (EXACT_LATENCIES, 0, "iozone", "ms"),
+        (EXACT_LATENCIES + 1, 0, "iozone", binned),
+        (EXACT_LATENCIES + 1, 1, "trace", binned),  # a trace's writes have latencies
+        (EXACT_LATENCIES + 1, 1, "webserver", "ms"),  # a webserver's log appends do not
     ):
-        metrics = {"app_requests": requests, "latency_p99_ms": 2.5, "latency_max_ms": 3.0}
-        lines = summary_table(Report(metrics=metrics, config={})).splitlines()
+        metrics = {"app_requests": requests, "writes": writes, "latency_p99_ms": 2.5, "latency_max_ms": 3.0}
+        config = {"workload": {"kind": kind}}
+        lines = summary_table(Report(metrics=metrics, config=config)).splitlines()
         p99 = next(line for line in lines if "latency p99" in line)
         assert p99.split(fmt_number(2.5), 1)[1].strip() == unit, p99
         assert next(line for line in lines if "latency max" in line).rstrip().endswith("ms")
