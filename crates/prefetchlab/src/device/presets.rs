@@ -47,8 +47,9 @@
 //!   `Read-ahead on idle hit` stays at DiskSim's default, 0 (no datasheet
 //!   gives it; DIXtrac writes 0 without measuring it): after a read served
 //!   wholly from its cache the drive does not read ahead again. One-strip
-//!   readers of [TC09] and [IEICE13] turn on it (README, "The datasheet
-//!   method").
+//!   readers of [TC09] and [IEICE13] turn on it, and on the 16 segments
+//!   (each read ahead to its end), which no datasheet gives either (README,
+//!   "The datasheet method", measures both).
 //!
 //! **Departures.** A preset may depart from its description (in its cache
 //! behaviour): [`departures`] lists them by DiskSim parameter name with the
