@@ -3,6 +3,7 @@ bad input reported before any run."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -509,4 +510,62 @@ def test_a_run_whose_stack_cannot_be_built_is_named_before_any_run(tmp_path: Pat
     assert r.returncode == 2
     line = one_error_line(r.stderr)
     assert "geometry:" in line and "workload.streams=128" in line and "fit.toml" in line
+    assert not (tmp_path / "results.duckdb").exists()
+
+
+def test_a_set_changes_every_run_and_stores_them_as_a_variant(tmp_path: Path) -> None:
+    """`--set` changes every run of an experiment (a what-if over a whole reproduction); the
+    runs are stored and shown as NAME+VARIANT, beside the file's own, which stay as they were."""
+    exp = write(tmp_path, "demo.toml", demo_like(streams="[1, 4]"))
+    db = tmp_path / "results.duckdb"
+    assert cli("sweep", exp).returncode == 0
+    plain = table(db)
+    setting = ["--set", 'disk.overrides."Read-ahead on idle hit"=1', "--set", "run.seed=8"]
+    r = cli("sweep", exp, *setting, "--variant", "idlehit")
+    assert r.returncode == 0, r.stderr
+    assert "tiny+idlehit: 16 runs, 16 run now" in r.stdout
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        rows = con.execute("SELECT experiment, config FROM runs ORDER BY experiment, run_id").fetchall()
+    finally:
+        con.close()
+    variant = [json.loads(c) for e, c in rows if e == "tiny+idlehit"]
+    assert len(variant) == 16 and len(rows) == 32
+    assert all(
+        c["disk"]["overrides"] == {"Read-ahead on idle hit": 1.0} and c["run"]["seed"] == 8 for c in variant
+    )
+    assert [row for row in table(db) if row[1] == "tiny"] == plain  # the file's own runs untouched
+    shown = cli("results", "show", exp, *setting, "--variant", "idlehit", "--db", db)
+    assert shown.returncode == 0 and "16 of 16 runs of tiny+idlehit" in shown.stdout
+    # without --variant the name is a digest of what the sets change, the same for the same values
+    named = [cli("sweep", exp, *s).stdout for s in (setting, setting[2:] + setting[:2])]
+    assert "tiny+set-" in named[0] and named[0].split(":")[0] == named[1].split(":")[0]
+    # reproduce reports the variant as its own experiment, saying what changed every run
+    out = tmp_path / "report"
+    rep = cli("reproduce", exp, *setting, "--variant", "idlehit", "--db", db, "--out", out, "--quiet")
+    assert rep.returncode == 0, rep.stderr
+    page = (out / "index.html").read_text()
+    assert 'id="tiny+idlehit"' in page and "every run changed by <code>--set disk.overrides." in page
+    assert "<code>--set run.seed=8</code>" in page
+
+
+@pytest.mark.parametrize(
+    ("sets", "words"),
+    [
+        (["--set", "readahead.max=256KiB"], "demo.toml:{max}: `readahead.max` is an axis of this experiment"),
+        (["--set", "disk.queue_depth=-1"], "--set disk.queue_depth=-1: config key `disk.queue_depth`"),
+        (["--set", "disk.modle=x"], "--set disk.modle=x: config key `disk.modle`: unknown field"),
+        (["--set", "run.seed=[1, 2]"], "--set run.seed=[1, 2]: a list would make a new axis"),
+        (["--variant", "x"], "--variant x: names the runs of a --set; no --set given"),
+        (["--set", "run.seed=2", "--variant", "a b"], "--variant 'a b': expected letters, digits"),
+    ],
+)
+def test_a_bad_set_is_one_error_before_any_run(tmp_path: Path, sets: list[str], words: str) -> None:
+    text = demo_like()
+    exp = write(tmp_path, "demo.toml", text)
+    r = cli("sweep", exp, *sets)
+    assert r.returncode == 2
+    line = one_error_line(r.stderr)
+    words = words.format(max=text.splitlines().index('max = ["128KiB", "512KiB"]') + 1)
+    assert words in line, line
     assert not (tmp_path / "results.duckdb").exists()

@@ -174,6 +174,8 @@ class Experiment:
     runs: list[RunSpec]
     figures: list[Figure] = field(default_factory=list)
     claims: list[Claim] = field(default_factory=list)
+    #: The ``--set KEY=VALUE`` overrides every run was given (its name then ends ``+VARIANT``).
+    sets: tuple[str, ...] = ()
 
     def default_db(self) -> Path:
         """``results.duckdb`` next to the experiment file."""
@@ -665,8 +667,56 @@ def _reference(t: Mapping[str, Any], at: str) -> tuple[Scalar | None, Scalar | N
     return paper, expected, source
 
 
-def load_experiment(path: str | Path) -> Experiment:
-    """Reads, expands and checks an experiment file (every run's configuration included)."""
+def _with_sets(
+    base: dict[str, Any], sets: Sequence[str], path: Path, source: str
+) -> tuple[dict[str, Any], str, dict[str, str]]:
+    """``base`` with ``--set KEY=VALUE`` overrides applied as ``prefetchlab run`` applies them,
+    a label for them (a digest of the values they changed) and the set that gave each key it
+    changed (for errors). A set may not touch an axis:
+    one value for every run cannot stand for the file's list, whose runs its figures and claims
+    compare; nor may it give a list, which would make an axis the file does not have."""
+    tree: dict[str, Any] = base
+    given: dict[str, str] = {}
+    for s in sets:
+        try:
+            step = json.loads(_engine.apply_sets(json.dumps(tree), [s]))
+        except PrefetchlabError as e:
+            raise ExperimentError(f"--set {s}: {e}") from None
+        was, now = flatten(tree), flatten(step)
+        given.update({k: s for k in now.keys() | was.keys() if was.get(k) != now.get(k)})
+        tree = step
+    before, after = flatten(base), flatten(tree)
+    for key, value in before.items():
+        if key not in _TABLE_ARRAYS and isinstance(value, list) and after.get(key) != value:
+            raise ExperimentError(
+                f"{_at(path, source, key)}: `{key}` is an axis of this experiment ({len(value)} values); "
+                "--set gives every run one value and cannot replace it (edit the file's list instead)"
+            )
+    changed = {k: v for k, v in after.items() if before.get(k, None) != v or k not in before}
+    for key, value in changed.items():
+        if key not in _TABLE_ARRAYS and isinstance(value, list):
+            raise ExperimentError(
+                f"--set {given.get(key, key)}: a list would make a new axis; --set gives every run one value"
+            )
+    digest = hashlib.sha256(json.dumps(changed, sort_keys=True).encode()).hexdigest()[:8]
+    return tree, f"set-{digest}", given
+
+
+def _given_by(given: Mapping[str, str], key: str | None) -> str | None:
+    """``--set KEY=VALUE`` when that set gave ``key`` (or the table holding it, or a key
+    inside it), for an error about the key."""
+    for k, s in given.items():
+        if key and (key == k or key.startswith(k + ".") or k.startswith(key + ".")):
+            return f"--set {s}"
+    return None
+
+
+def load_experiment(path: str | Path, sets: Sequence[str] = (), variant: str | None = None) -> Experiment:
+    """Reads, expands and checks an experiment file (every run's configuration included).
+
+    ``sets`` (``KEY=VALUE``, as ``prefetchlab run --set`` takes them) change every run; the
+    experiment is then named ``NAME+VARIANT`` (``variant``, or ``set-`` and a digest of what the
+    sets changed), so that its runs are stored and reported apart from the file's own."""
     path = Path(path)
     try:
         source = path.read_text()
@@ -700,17 +750,30 @@ def load_experiment(path: str | Path) -> Experiment:
             f"tables, not {got}"
         )
     base = {k: v for k, v in doc.items() if k not in RESERVED}
+    label = None
+    given: dict[str, str] = {}
+    if variant is not None and not re.fullmatch(r"[A-Za-z0-9._-]+", variant):
+        raise ExperimentError(f"--variant {variant!r}: expected letters, digits, '.', '_' or '-'")
+    if variant is not None and not sets:
+        raise ExperimentError(f"--variant {variant}: names the runs of a --set; no --set given")
+    if sets:
+        base, label, given = _with_sets(base, sets, path, source)
+        label = variant or label
     axes = list(_axes(base, path, source))
-    runs = _expand(base, axes, sweep, path, source)
+    runs = _expand(base, axes, sweep, path, source, given)
     name = _str(meta, "name", "experiment", _at(path, source, "experiment.name"), path.stem)
+    if label is not None:
+        name = f"{name}+{label}"
     exp = Experiment(
         path=path,
         name=name,
-        title=_str(meta, "title", "experiment", _at(path, source, "experiment.title"), name),
+        title=_str(meta, "title", "experiment", _at(path, source, "experiment.title"), name)
+        + "".join(f" --set {x}" for x in sets),
         description=_str(meta, "description", "experiment", _at(path, source, "experiment.description"), ""),
         source=source,
         axes=axes,
         runs=runs,
+        sets=tuple(sets),
     )
     metrics = numeric_metrics()  # figures draw and claims compare numbers
     exp.figures = _figures(doc.get("figure"), runs, metrics, path, source, exp.select)
@@ -719,16 +782,23 @@ def load_experiment(path: str | Path) -> Experiment:
 
 
 def _resolve(
-    tree: Mapping[str, Any], path: Path, source: str, point: Mapping[str, Scalar], stack: bool = True
+    tree: Mapping[str, Any],
+    path: Path,
+    source: str,
+    point: Mapping[str, Scalar],
+    stack: bool = True,
+    given: Mapping[str, str] | None = None,
 ) -> str:
     """The resolved configuration of ``tree`` as canonical JSON; with ``stack``, also checked to
-    make a run (drive model, geometry, trace file)."""
+    make a run (drive model, geometry, trace file). ``given``: the ``--set`` behind each key it
+    changed, named by an error about that key instead of the file's line."""
     tree = _with_paths_resolved(copy.deepcopy(dict(tree)), path)
     try:
         resolved = _engine.resolve(json.dumps(tree), "json", [], stack)
     except PrefetchlabError as e:
         m = re.search(r"config key `([^`]+)`", str(e))
-        where = _at(path, source, m.group(1) if m else None)
+        key = m.group(1) if m else None
+        where = _given_by(given or {}, key) or _at(path, source, key)
         at = ", ".join(f"{k}={v}" for k, v in point.items())
         raise ExperimentError(f"{where}: {e}" + (f" (in the run {at})" if at else "")) from None
     return json.dumps(json.loads(resolved), sort_keys=True, separators=(",", ":"))
@@ -746,7 +816,12 @@ def _canonical_or_bad(config_json: str, key: str, value: Scalar, path: Path) -> 
 
 
 def _expand(
-    base: dict[str, Any], axes: list[Axis], sweep: Mapping[str, Any], path: Path, source: str
+    base: dict[str, Any],
+    axes: list[Axis],
+    sweep: Mapping[str, Any],
+    path: Path,
+    source: str,
+    given: Mapping[str, str] | None = None,
 ) -> list[RunSpec]:
     total = 1
     for a in axes:
@@ -758,7 +833,7 @@ def _expand(
     first = copy.deepcopy(base)
     for a in axes:
         _set(first, a.key, a.values[0])
-    base_json = _resolve(first, path, source, {}, stack=False)
+    base_json = _resolve(first, path, source, {}, stack=False, given=given)
     only: dict[str, list[dict[str, list[Any]]]] = {}
     for i, t in enumerate(_selectors(sweep.get("only"), "sweep.only", path, source), 1):
         at = f"{_table_at(path, source, 'sweep.only', i)}: [[sweep.only]] {i}"
@@ -827,11 +902,11 @@ def _expand(
         tree = copy.deepcopy(base)
         for k, v in point.items():
             _set(tree, k, v)
-        config_json = _resolve(tree, path, source, point, stack=False)
+        config_json = _resolve(tree, path, source, point, stack=False, given=given)
         flat = flatten(json.loads(config_json))
         if not kept(flat):
             continue
-        _resolve(tree, path, source, point)  # a run kept: its stack must build
+        _resolve(tree, path, source, point, given=given)  # a run kept: its stack must build
         rid = run_id(config_json)
         if rid in seen:
             raise ExperimentError(f"{path}: the runs {seen[rid]} and {point} have the same configuration")

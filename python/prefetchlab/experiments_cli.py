@@ -134,7 +134,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     from prefetchlab.experiment import load_experiment
     from prefetchlab.runner import sweep
 
-    exp = load_experiment(args.experiment)
+    exp = load_experiment(args.experiment, args.sets, args.variant)
     warn_drives(_run_disks(exp))
     s = sweep(exp, _db(args, exp), args.scheduler, args.workers, args.force, args.quiet)
     if not args.quiet:
@@ -208,10 +208,10 @@ def cmd_show(args: argparse.Namespace) -> int:
 
     exp: Experiment | None
     try:
-        exp = load_experiment(find_experiment(args.experiment))
+        exp = load_experiment(find_experiment(args.experiment), args.sets, args.variant)
         name = exp.name
     except ExperimentError:
-        if Path(args.experiment).suffix == ".toml":
+        if Path(args.experiment).suffix == ".toml" or args.sets:
             raise
         exp, name = None, args.experiment  # a name with no file: show what the database holds
     db = ResultsDB(_db(args, exp))
@@ -244,7 +244,7 @@ def cmd_plot(args: argparse.Namespace) -> int:
     from prefetchlab.plot import draw
     from prefetchlab.results import ResultsDB
 
-    exp = load_experiment(find_experiment(args.experiment))
+    exp = load_experiment(find_experiment(args.experiment), args.sets, args.variant)
     if not exp.figures:
         raise ExperimentError(f"{exp.path}: no [[figure]] to draw")
     rows = ResultsDB(_db(args, exp)).rows(exp.name)
@@ -262,7 +262,8 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     from prefetchlab.runner import sweep
 
     paths = [p for n in args.names for p in find_experiments(n)] if args.names else all_experiments()
-    experiments = [load_experiment(p) for p in paths]  # every file checked before any run
+    # every file checked before any run
+    experiments = [load_experiment(p, args.sets, args.variant) for p in paths]
     warn_drives(d for exp in experiments for d in _run_disks(exp))
     out = _out_dir(args.out, "--out")
     reports = []
@@ -288,6 +289,26 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     return 0
 
 
+def _variant_args(p: argparse.ArgumentParser) -> None:
+    """--set and --variant: every run of the experiment changed, stored as NAME+VARIANT."""
+    p.add_argument(
+        "--set",
+        dest="sets",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help=(
+            "change every run, as `prefetchlab run --set` does (repeatable; not an axis of the "
+            "experiment); the runs are stored and reported as NAME+VARIANT"
+        ),
+    )
+    p.add_argument(
+        "--variant",
+        metavar="LABEL",
+        help="the VARIANT of NAME+VARIANT (default: set- and a digest of what the --sets change)",
+    )
+
+
 def register(subparsers: Any) -> None:
     """Adds sweep, results (export, show), plot and reproduce to the CLI's subparsers."""
     p = subparsers.add_parser("sweep", help="run every configuration of an experiment file")
@@ -303,6 +324,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--workers", type=int, metavar="N", help="worker processes (default: one per core)")
     p.add_argument("--force", action="store_true", help="rerun runs already stored")
     p.add_argument("--quiet", action="store_true", help="no progress bar, no summary")
+    _variant_args(p)
     p.set_defaults(func=cmd_sweep)
 
     r = subparsers.add_parser("results", help="stored results: export or show")
@@ -323,12 +345,14 @@ def register(subparsers: Any) -> None:
     s.add_argument("experiment", metavar="EXPERIMENT")
     s.add_argument("--db", metavar="FILE")
     s.add_argument("--all-builds", action="store_true", help=builds)
+    _variant_args(s)
     s.set_defaults(func=cmd_show)
 
     pl = subparsers.add_parser("plot", help="draw an experiment's figures (PNG and SVG)")
     pl.add_argument("experiment", metavar="EXPERIMENT")
     pl.add_argument("--db", metavar="FILE")
     pl.add_argument("--out", metavar="DIR", default="plots", help="output directory (default: plots)")
+    _variant_args(pl)
     pl.set_defaults(func=cmd_plot)
 
     rp = subparsers.add_parser(
@@ -349,4 +373,5 @@ def register(subparsers: Any) -> None:
     rp.add_argument("--workers", type=int, metavar="N")
     rp.add_argument("--force", action="store_true")
     rp.add_argument("--quiet", action="store_true")
+    _variant_args(rp)
     rp.set_defaults(func=cmd_reproduce)

@@ -128,8 +128,10 @@ def _config(exp: Experiment) -> str:
     axes = "".join(
         f"<li><code>{_esc(a.key)}</code> = {_esc(', '.join(map(str, a.values)))}</li>" for a in exp.axes
     )
+    sets = "".join(f" <code>--set {_esc(x)}</code>" for x in exp.sets)
+    changed = f", every run changed by{sets}" if sets else ""
     return (
-        f"<details open><summary>Configuration behind it: <code>{_esc(exp.path.name)}</code>, "
+        f"<details open><summary>Configuration behind it: <code>{_esc(exp.path.name)}</code>{changed}, "
         f"{len(exp.runs)} runs</summary><ul>{axes}</ul><pre>{_esc(exp.source)}</pre></details>"
     )
 

@@ -81,6 +81,14 @@ fn resolve(text: &str, fmt: &str, sets: Vec<String>, stack: bool) -> PyResult<St
     })
 }
 
+/// An experiment's base tree (JSON) with `--set` overrides applied as a
+/// configuration's are (`KEY=VALUE`, the value read as TOML or else as a
+/// string); the tree as JSON.
+#[pyfunction]
+fn apply_sets(tree_json: &str, sets: Vec<String>) -> PyResult<String> {
+    guarded(|| prefetchlab::config::apply_sets_json(tree_json, &sets))
+}
+
 /// Runs a configuration. Returns `{"report": json, "io_log": dict | None}`.
 ///
 /// `progress(sim_s, duration_s, requests_done, requests_total)` is called now
@@ -519,6 +527,7 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("engine_build", prefetchlab::ENGINE_BUILD)?;
     m.add("EXACT_LATENCIES", prefetchlab::metrics::EXACT_LATENCIES)?;
     m.add_function(wrap_pyfunction!(resolve, m)?)?;
+    m.add_function(wrap_pyfunction!(apply_sets, m)?)?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(validate_disk, m)?)?;
     m.add_function(wrap_pyfunction!(preset_info, m)?)?;

@@ -2539,6 +2539,20 @@ fn toml_error(text: &str, e: &toml::de::Error) -> (usize, String) {
     }
 }
 
+/// `sets` applied, as [`apply_set`] applies them to a configuration, to a
+/// tree given as JSON that need not be a configuration yet: an experiment's
+/// base, whose axes are lists (`prefetchlab sweep --set`). Returns the tree as
+/// JSON.
+pub fn apply_sets_json(json: &str, sets: &[String]) -> Result<String> {
+    let value: serde_json::Value =
+        serde_json::from_str(json).map_err(|e| Error::config("", format!("not a JSON tree: {e}")))?;
+    let mut tree = json_to_toml(value, &mut Vec::new())?;
+    for set in sets {
+        apply_set(&mut tree, set)?;
+    }
+    serde_json::to_string(&tree).map_err(|e| Error::config("", format!("cannot write the tree as JSON: {e}")))
+}
+
 /// Applies one `key.path=value` override. The value is read as a TOML value
 /// when it parses as one, otherwise as a plain string.
 ///
@@ -2677,6 +2691,18 @@ fn split_set(set: &str) -> Result<(Vec<String>, &str)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sets_apply_to_an_experiments_tree_and_leave_its_axes() {
+        let tree = r#"{"workload":{"streams":[1,2]},"disk":{"model":"cheetah-15k4"}}"#;
+        let sets = ["disk.overrides.\"Read-ahead on idle hit\"=1".to_string(), "run.seed=3".into()];
+        let out: serde_json::Value = serde_json::from_str(&apply_sets_json(tree, &sets).unwrap()).unwrap();
+        assert_eq!(out["workload"]["streams"], serde_json::json!([1, 2]));
+        assert_eq!(out["disk"]["overrides"]["Read-ahead on idle hit"], 1);
+        assert_eq!(out["run"]["seed"], 3);
+        let bad = apply_sets_json(tree, &["no equals sign".to_string()]).unwrap_err().to_string();
+        assert!(bad.contains("an override must look like key.path=value"), "{bad}");
+    }
 
     #[test]
     fn a_schedulers_name_is_its_configuration_value() {
