@@ -116,25 +116,28 @@ def test_run_prints_a_summary_with_units(small_config: Path) -> None:
 
 
 def test_the_summary_says_when_the_percentiles_are_binned() -> None:
-    """Past 2^24 requests the engine keeps latencies in buckets 0.1 % wide: the percentile rows
-    say so; below, they are exact and say nothing more; the max is exact either way."""
+    """Past 2^24 latencies the engine keeps them in buckets 0.1 % wide: the percentile rows say
+    so; up to 2^24, exact, they say nothing more; the max is exact either way. The engine counts
+    the requests that have a latency (a webserver's buffered log appends have none)."""
     from prefetchlab._engine import EXACT_LATENCIES
     from prefetchlab._table import summary_table
     from prefetchlab.api import Report
 
-    binned = "ms (to 0.1 %: over 2^24 requests)"
-    for requests, writes, kind, unit in (
-        (EXACT_LATENCIES, 0, "iozone", "ms"),
-        (EXACT_LATENCIES + 1, 0, "iozone", binned),
-        (EXACT_LATENCIES + 1, 1, "trace", binned),  # a trace's writes have latencies
-        (EXACT_LATENCIES + 1, 1, "webserver", "ms"),  # a webserver's log appends do not
+    for samples, unit in (
+        (EXACT_LATENCIES, "ms"),
+        (EXACT_LATENCIES + 1, "ms (to 0.1 %: over 2^24 requests)"),
     ):
-        metrics = {"app_requests": requests, "writes": writes, "latency_p99_ms": 2.5, "latency_max_ms": 3.0}
-        config = {"workload": {"kind": kind}}
-        lines = summary_table(Report(metrics=metrics, config=config)).splitlines()
+        metrics = {"app_requests": samples + 5, "latency_samples": samples, "latency_p99_ms": 2.5}
+        lines = summary_table(Report(metrics={**metrics, "latency_max_ms": 3.0}, config={})).splitlines()
         p99 = next(line for line in lines if "latency p99" in line)
         assert p99.split(fmt_number(2.5), 1)[1].strip() == unit, p99
         assert next(line for line in lines if "latency max" in line).rstrip().endswith("ms")
+
+
+def test_a_webservers_log_appends_have_no_latency(small_config: Path) -> None:
+    sets = ["--set", "workload.kind=webserver", "--set", "workload.log_append=16KiB"]
+    m = json.loads(run_cli("run", small_config, *sets, "--json").stdout)["metrics"]
+    assert m["writes"] > 0 and m["latency_samples"] == m["app_requests"] - m["writes"]
 
 
 def test_run_summary_shows_extended_saras_concurrency(small_config: Path) -> None:

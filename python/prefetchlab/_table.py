@@ -397,12 +397,8 @@ def _describe_topology(config: dict[str, Any]) -> str:
 
 def summary_table(report: Report) -> str:
     """The scalar metrics, one per row, with units."""
-    # past the latencies the engine keeps one by one, its percentiles are bucket floors 0.1 % apart;
-    # a webserver's log appends count as requests (its only writes) but are buffered: no latency
-    samples = report.metrics.get("app_requests") or 0
-    if report.config.get("workload", {}).get("kind") == "webserver":
-        samples -= report.metrics.get("writes") or 0
-    binned = samples > EXACT_LATENCIES
+    # past the latencies the engine keeps one by one, its percentiles are bucket floors 0.1 % apart
+    binned = (report.metrics.get("latency_samples") or 0) > EXACT_LATENCIES
     has_array_cache = bool(report.config.get("array_cache", {}).get("size", 0))
     has_writes = bool(report.metrics.get("writes"))
     topology = bool(report.config.get("topology", {}).get("nodes"))

@@ -1274,6 +1274,7 @@ impl Engine {
             latency_p95_ms: ms(p95),
             latency_p99_ms: ms(p99),
             latency_max_ms: ms(lat.max_ns()),
+            latency_samples: lat.count(),
             // a trace meets the array cache first (see Metrics)
             hit_ratio: match (t, acs) {
                 (Some(_), Some(a)) => ratio(a.hits as f64, (a.hits + a.misses) as f64),

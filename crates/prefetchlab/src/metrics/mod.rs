@@ -51,6 +51,10 @@ pub struct Metrics {
     pub latency_p95_ms: f64,
     pub latency_p99_ms: f64,
     pub latency_max_ms: f64,
+    /// Requests with a latency (every application request but a
+    /// webserver's buffered log appends): past [`EXACT_LATENCIES`] the
+    /// percentiles are bucket floors.
+    pub latency_samples: u64,
     pub hit_ratio: f64,
     pub prefetched_pages: u64,
     pub prefetch_used_pages: u64,
@@ -245,7 +249,7 @@ impl Latencies {
         self.max_ns = self.max_ns.max(ns);
         if self.buckets.is_empty() {
             self.exact.push(ns);
-            if self.exact.len() >= EXACT_LATENCIES {
+            if self.exact.len() > EXACT_LATENCIES {
                 self.fold();
             }
         } else {
