@@ -552,7 +552,15 @@ def test_a_set_changes_every_run_and_stores_them_as_a_variant(tmp_path: Path) ->
 @pytest.mark.parametrize(
     ("sets", "words"),
     [
-        (["--set", "readahead.max=256KiB"], "demo.toml:{max}: `readahead.max` is an axis of this experiment"),
+        (
+            ["--set", "readahead.max=256KiB"],
+            "--set readahead.max=256KiB: `readahead.max` is an axis of this experiment (",
+        ),
+        (
+            ["--set", "experiment.name=x"],
+            "--set experiment.name=x: `experiment` is the experiment file's own",
+        ),
+        (["--set", "array.strip=256KiB"], "leave no run (with --set array.strip=256KiB)"),
         (["--set", "disk.queue_depth=-1"], "--set disk.queue_depth=-1: config key `disk.queue_depth`"),
         (["--set", "disk.modle=x"], "--set disk.modle=x: config key `disk.modle`: unknown field"),
         (["--set", "run.seed=[1, 2]"], "--set run.seed=[1, 2]: a list would make a new axis"),
@@ -561,11 +569,32 @@ def test_a_set_changes_every_run_and_stores_them_as_a_variant(tmp_path: Path) ->
     ],
 )
 def test_a_bad_set_is_one_error_before_any_run(tmp_path: Path, sets: list[str], words: str) -> None:
-    text = demo_like()
+    # the strips are an axis here, but not in a file whose only table keeps the 64 KiB runs
+    text = (
+        demo_like()
+        if "array.strip" not in sets[1]
+        else demo_like().replace('strip = ["64KiB", "128KiB"]', 'strip = "128KiB"')
+        + '\n[[sweep.only]]\n"array.strip" = "128KiB"\n'
+    )
     exp = write(tmp_path, "demo.toml", text)
     r = cli("sweep", exp, *sets)
     assert r.returncode == 2
     line = one_error_line(r.stderr)
-    words = words.format(max=text.splitlines().index('max = ["128KiB", "512KiB"]') + 1)
     assert words in line, line
     assert not (tmp_path / "results.duckdb").exists()
+
+
+def test_a_set_reads_a_relative_path_from_the_working_directory_and_says_when_it_changes_nothing(
+    tmp_path: Path,
+) -> None:
+    """A path a --set gives is read from where the command runs, as `prefetchlab run --set`
+    reads it (the file's own paths from the file's folder); a set that gives what the file
+    already gives is said, its runs being the file's own."""
+    (tmp_path / "sub").mkdir()
+    exp = write(tmp_path / "sub", "demo.toml", demo_like(streams="[1, 2]"))
+    r = cli("sweep", "sub/demo.toml", "--set", "disk.model=./sub/../sub/nothing.parv", cwd=tmp_path)
+    assert r.returncode == 2 and f"{tmp_path}/sub/nothing.parv" in one_error_line(r.stderr)
+    same = cli("sweep", exp, "--set", "run.seed=7", "--set", "readahead.policy=linux")
+    assert same.returncode == 0, same.stderr
+    assert "the file already gives these values, so tiny+set-" in same.stderr
+    assert "stores the runs of tiny again" in same.stderr

@@ -176,6 +176,9 @@ class Experiment:
     claims: list[Claim] = field(default_factory=list)
     #: The ``--set KEY=VALUE`` overrides every run was given (its name then ends ``+VARIANT``).
     sets: tuple[str, ...] = ()
+    #: The sets leave the first run's resolved configuration as the file has it (the file
+    #: already gives those values): the variant's runs are the file's own.
+    sets_change_nothing: bool = False
 
     def default_db(self) -> Path:
         """``results.duckdb`` next to the experiment file."""
@@ -667,47 +670,79 @@ def _reference(t: Mapping[str, Any], at: str) -> tuple[Scalar | None, Scalar | N
     return paper, expected, source
 
 
+def _ordered_like(new: Any, old: Any) -> Any:
+    """``new`` with its tables' keys in ``old``'s order (the engine's tree sorts them; an
+    experiment's axes keep the file's order), keys ``old`` lacks after."""
+    if not (isinstance(new, dict) and isinstance(old, Mapping)):
+        return new
+    keys = [k for k in old if k in new] + [k for k in new if k not in old]
+    return {k: _ordered_like(new[k], old.get(k)) for k in keys}
+
+
 def _with_sets(
     base: dict[str, Any], sets: Sequence[str], path: Path, source: str
 ) -> tuple[dict[str, Any], str, dict[str, str]]:
     """``base`` with ``--set KEY=VALUE`` overrides applied as ``prefetchlab run`` applies them,
-    a label for them (a digest of the values they changed) and the set that gave each key it
-    changed (for errors). A set may not touch an axis:
-    one value for every run cannot stand for the file's list, whose runs its figures and claims
-    compare; nor may it give a list, which would make an axis the file does not have."""
+    a label for them and the set that gave each key it changed (for errors).
+
+    A relative file path a set gives is read from the working directory, as ``run`` reads it
+    (the file's own paths are read from the file's folder). The label is ``set-`` and a digest of
+    the sets as one tree (the same for the same keys and values, in any order or spelling). A set
+    may not touch an axis (one value for every run cannot stand for the file's list, whose runs
+    its figures and claims compare), give a list (an axis the file does not have), or name the
+    file's own tables (``experiment``, ``sweep``, ``figure``, ``claim``)."""
     tree: dict[str, Any] = base
+    alone: dict[str, Any] = {}  # the sets by themselves, for the label
     given: dict[str, str] = {}
     for s in sets:
         try:
-            step = json.loads(_engine.apply_sets(json.dumps(tree), [s]))
+            step = _ordered_like(json.loads(_engine.apply_sets(json.dumps(tree), [s])), tree)
+            alone = json.loads(_engine.apply_sets(json.dumps(alone), [s]))
         except PrefetchlabError as e:
             raise ExperimentError(f"--set {s}: {e}") from None
+        reserved = [k for k in alone if k in RESERVED]
+        if reserved:
+            raise ExperimentError(
+                f"--set {s}: `{reserved[0]}` is the experiment file's own table; --set changes the "
+                "configuration of every run"
+            )
         was, now = flatten(tree), flatten(step)
+        for key in _PATH_KEYS:
+            value = now.get(key)
+            if value != was.get(key) and isinstance(value, str) and value and not Path(value).is_absolute():
+                if key != "disk.model" or "/" in value:
+                    _set(step, key, str(Path(value).resolve()))
         given.update({k: s for k in now.keys() | was.keys() if was.get(k) != now.get(k)})
         tree = step
     before, after = flatten(base), flatten(tree)
     for key, value in before.items():
         if key not in _TABLE_ARRAYS and isinstance(value, list) and after.get(key) != value:
             raise ExperimentError(
-                f"{_at(path, source, key)}: `{key}` is an axis of this experiment ({len(value)} values); "
-                "--set gives every run one value and cannot replace it (edit the file's list instead)"
+                f"--set {given.get(key, key)}: `{key}` is an axis of this experiment "
+                f"({_at(path, source, key)}, {len(value)} values); --set gives every run one value "
+                "and cannot replace it (edit the file's list instead)"
             )
-    changed = {k: v for k, v in after.items() if before.get(k, None) != v or k not in before}
-    for key, value in changed.items():
-        if key not in _TABLE_ARRAYS and isinstance(value, list):
+    for key, value in after.items():
+        if key not in _TABLE_ARRAYS and isinstance(value, list) and before.get(key) != value:
             raise ExperimentError(
                 f"--set {given.get(key, key)}: a list would make a new axis; --set gives every run one value"
             )
-    digest = hashlib.sha256(json.dumps(changed, sort_keys=True).encode()).hexdigest()[:8]
+    digest = hashlib.sha256(json.dumps(alone, sort_keys=True).encode()).hexdigest()[:8]
     return tree, f"set-{digest}", given
 
 
-def _given_by(given: Mapping[str, str], key: str | None) -> str | None:
-    """``--set KEY=VALUE`` when that set gave ``key`` (or the table holding it, or a key
-    inside it), for an error about the key."""
+def _given_by(given: Mapping[str, str], key: str | None) -> tuple[str, bool] | None:
+    """The set that gave ``key`` (or the table holding it) for an error about the key, with
+    True; or one that gave a key inside the table ``key`` names (the error may be about another
+    of its keys, the file's), with False."""
+    if not key:
+        return None
     for k, s in given.items():
-        if key and (key == k or key.startswith(k + ".") or k.startswith(key + ".")):
-            return f"--set {s}"
+        if key == k or key.startswith(k + "."):
+            return s, True
+    for k, s in given.items():
+        if k.startswith(key + "."):
+            return s, False
     return None
 
 
@@ -756,10 +791,34 @@ def load_experiment(path: str | Path, sets: Sequence[str] = (), variant: str | N
         raise ExperimentError(f"--variant {variant!r}: expected letters, digits, '.', '_' or '-'")
     if variant is not None and not sets:
         raise ExperimentError(f"--variant {variant}: names the runs of a --set; no --set given")
+    plain = base
     if sets:
         base, label, given = _with_sets(base, sets, path, source)
         label = variant or label
     axes = list(_axes(base, path, source))
+    try:
+        return _expanded(path, source, doc, meta, base, axes, sweep, given, sets, label, plain)
+    except ExperimentError as e:
+        if sets and not str(e).startswith("--set "):  # a filter or claim the sets left empty
+            raise ExperimentError(f"{e} (with {' '.join('--set ' + x for x in sets)})") from None
+        raise
+
+
+def _expanded(
+    path: Path,
+    source: str,
+    doc: Mapping[str, Any],
+    meta: Mapping[str, Any],
+    base: dict[str, Any],
+    axes: list[Axis],
+    sweep: Mapping[str, Any],
+    given: Mapping[str, str],
+    sets: Sequence[str],
+    label: str | None,
+    plain: dict[str, Any],
+) -> Experiment:
+    """The experiment of ``load_experiment`` from its file's parsed parts (``plain``: the base
+    before any ``--set``)."""
     runs = _expand(base, axes, sweep, path, source, given)
     name = _str(meta, "name", "experiment", _at(path, source, "experiment.name"), path.stem)
     if label is not None:
@@ -775,6 +834,11 @@ def load_experiment(path: str | Path, sets: Sequence[str] = (), variant: str | N
         runs=runs,
         sets=tuple(sets),
     )
+    if sets:
+        first = {a.key: a.values[0] for a in axes}
+        exp.sets_change_nothing = _resolve(
+            _at_point(plain, first), path, source, {}, stack=False
+        ) == _resolve(_at_point(base, first), path, source, {}, stack=False, given=given)
     metrics = numeric_metrics()  # figures draw and claims compare numbers
     exp.figures = _figures(doc.get("figure"), runs, metrics, path, source, exp.select)
     exp.claims = _claims(doc.get("claim"), exp, metrics)
@@ -798,9 +862,11 @@ def _resolve(
     except PrefetchlabError as e:
         m = re.search(r"config key `([^`]+)`", str(e))
         key = m.group(1) if m else None
-        where = _given_by(given or {}, key) or _at(path, source, key)
+        by = _given_by(given or {}, key)
+        where = f"--set {by[0]}" if by and by[1] else _at(path, source, key)
         at = ", ".join(f"{k}={v}" for k, v in point.items())
-        raise ExperimentError(f"{where}: {e}" + (f" (in the run {at})" if at else "")) from None
+        also = f" (with --set {by[0]})" if by and not by[1] else ""
+        raise ExperimentError(f"{where}: {e}" + (f" (in the run {at})" if at else "") + also) from None
     return json.dumps(json.loads(resolved), sort_keys=True, separators=(",", ":"))
 
 
@@ -813,6 +879,14 @@ def _canonical_or_bad(config_json: str, key: str, value: Scalar, path: Path) -> 
         return _canonical(config_json, key, value, path)
     except ExperimentError:
         return _BAD
+
+
+def _at_point(tree: Mapping[str, Any], point: Mapping[str, Scalar]) -> dict[str, Any]:
+    """A copy of ``tree`` with each axis at its value in ``point``."""
+    out = copy.deepcopy(dict(tree))
+    for key, value in point.items():
+        _set(out, key, value)
+    return out
 
 
 def _expand(

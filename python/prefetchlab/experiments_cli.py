@@ -136,6 +136,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
     exp = load_experiment(args.experiment, args.sets, args.variant)
     warn_drives(_run_disks(exp))
+    _warn_unchanged([exp])
     s = sweep(exp, _db(args, exp), args.scheduler, args.workers, args.force, args.quiet)
     if not args.quiet:
         print(s.line())
@@ -207,6 +208,11 @@ def cmd_show(args: argparse.Namespace) -> int:
     from prefetchlab.results import ResultsDB, ResultsError, format_table
 
     exp: Experiment | None
+    if args.variant is not None and not args.sets:
+        raise ExperimentError(
+            f"--variant {args.variant}: names the runs of a --set; no --set given "
+            f"(their stored name is EXPERIMENT+{args.variant})"
+        )
     try:
         exp = load_experiment(find_experiment(args.experiment), args.sets, args.variant)
         name = exp.name
@@ -254,16 +260,38 @@ def cmd_plot(args: argparse.Namespace) -> int:
     return 0
 
 
+def _warn_unchanged(experiments: Iterable[Experiment]) -> None:
+    """A warning for each experiment whose --sets give what its file already gives."""
+    say_warnings(
+        f"{' '.join('--set ' + s for s in exp.sets)}: the file already gives these values, so "
+        f"{exp.name} stores the runs of {exp.name.rsplit('+', 1)[0]} again"
+        for exp in experiments
+        if exp.sets_change_nothing
+    )
+
+
 def cmd_reproduce(args: argparse.Namespace) -> int:
-    from prefetchlab.experiment import load_experiment
+    from prefetchlab.experiment import ExperimentError, load_experiment
     from prefetchlab.plot import draw
     from prefetchlab.report import ExperimentReport, write_report
     from prefetchlab.results import ResultsDB
     from prefetchlab.runner import sweep
 
     paths = [p for n in args.names for p in find_experiments(n)] if args.names else all_experiments()
-    # every file checked before any run
-    experiments = [load_experiment(p, args.sets, args.variant) for p in paths]
+    # every file checked before any run; with --set, every file's refusal said at once
+    experiments, refused = [], []
+    for p in paths:
+        try:
+            experiments.append(load_experiment(p, args.sets, args.variant))
+        except ExperimentError as e:
+            if not args.sets:
+                raise
+            refused.append((p, e))
+    if refused:
+        more = ", ".join(p.stem for p, _ in refused[1:])
+        also = f" ({len(refused) - 1} more refuse the --set too: {more}; name the experiments to run)"
+        raise ExperimentError(f"{refused[0][1]}{also if more else ''}")
+    _warn_unchanged(experiments)
     warn_drives(d for exp in experiments for d in _run_disks(exp))
     out = _out_dir(args.out, "--out")
     reports = []
