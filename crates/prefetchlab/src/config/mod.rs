@@ -2379,11 +2379,9 @@ fn type_error(tree: &toml::Value, e: serde_path_to_error::Error<toml::de::Error>
         _ => None,
     };
     if let Some(range) = own {
-        msg = msg.replacen(
-            &format!("a whole number from 0 to {}, got", u32::MAX),
-            &format!("a whole number from {range}, got"),
-            1,
-        );
+        for typed in [format!("a whole number from 0 to {}, got", u32::MAX), "a whole number, got".into()] {
+            msg = msg.replacen(&typed, &format!("a whole number from {range}, got"), 1);
+        }
     }
     // `--set disk.overrides.Read hit over. after read=0.2`: the dots split the name
     if parts.len() > 2 && parts[..2] == ["disk", "overrides"] && msg.ends_with("got a table") {
@@ -2409,6 +2407,9 @@ fn plain_words(msg: &str) -> String {
     let ticked = |s: &str, what: &str| -> Option<String> {
         s.strip_prefix(what)?.strip_prefix(" `")?.strip_suffix('`').map(str::to_string)
     };
+    // a whole number out of the type's range is told the range; any other value only what
+    // kind of value is wanted (the type's range would read as the key's)
+    let integer = ticked(got, "integer").is_some();
     let got = ticked(got, "integer")
         .or_else(|| ticked(got, "floating point"))
         .or_else(|| ticked(got, "boolean"))
@@ -2417,7 +2418,13 @@ fn plain_words(msg: &str) -> String {
             "map" => "a table".to_string(),
             other => other.replacen("string ", "the string ", 1),
         });
-    let whole = |max: u64| format!("a whole number from 0 to {max}");
+    let whole = |max: u64| {
+        if integer {
+            format!("a whole number from 0 to {max}")
+        } else {
+            "a whole number".to_string()
+        }
+    };
     let expected = match expected {
         "u8" => whole(u8::MAX.into()),
         "u16" => whole(u16::MAX.into()),
@@ -3002,6 +3009,9 @@ mod tests {
             ),
             ("workload.streams='a'", "workload.streams", "got the string \"a\""),
             ("run.seed=-1", "run.seed", "expected a whole number from 0 to 9223372036854775807, got -1"),
+            // not a number: the kind wanted, not the type's range (the key may have its own)
+            ("disk.queue_depth=\"8\"", "disk.queue_depth", "expected a whole number, got the string \"8\""),
+            ("array_cache.p=2.5", "array_cache.p", "expected a whole number, got 2.5"),
             ("run.seed=18446744073709551615", "run.seed", "18446744073709551615 is beyond the whole numbers"),
             ("run.seed=18_446_744_073_709_551_615", "run.seed", "is beyond the whole numbers"),
             ("run.seed=0xffffffffffffffff", "run.seed", "is beyond the whole numbers"),
