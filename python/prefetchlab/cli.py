@@ -357,7 +357,9 @@ def _drive_command_error(message: str) -> str:
     """An engine error of `drive` or `validate-disk`, which take no configuration: the model
     is the command's argument and the overrides its ``--override`` options."""
     message = message.replace("config key `disk.model`: ", "drive model: ", 1)
-    return message.replace("config: DiskSim override ", "--override ", 1)
+    if message.startswith("DiskSim override "):  # the engine's Error::Override
+        return "--override " + message.removeprefix("DiskSim override ")
+    return message
 
 
 def cmd_validate_disk(args: argparse.Namespace) -> int:

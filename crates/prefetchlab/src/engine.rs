@@ -303,7 +303,7 @@ struct Engine {
 /// keeps its own file and line) of `disk.model`.
 fn drive_error(e: Error) -> Error {
     match e {
-        Error::Config { key, msg } if key.is_empty() => Error::config("disk.overrides", msg),
+        e @ Error::Override(_) => Error::config("disk.overrides", e.to_string()),
         e @ (Error::Config { .. } | Error::Cancelled | Error::Internal(_)) => e,
         e => Error::config("disk.model", e.to_string()),
     }

@@ -13,6 +13,10 @@ pub enum Error {
     Input { path: String, line: usize, msg: String },
     /// A request does not fit the simulated hardware (geometry, sizes).
     Geometry(String),
+    /// A DiskSim parameter override (`name=value`) that cannot apply: the
+    /// message starts with the override. Its caller says where it was given
+    /// (`disk.overrides` in a configuration, `--override` on the drive commands).
+    Override(String),
     /// The caller stopped the run (e.g. Ctrl-C).
     Cancelled,
     /// A bug: an invariant of the engine did not hold.
@@ -54,6 +58,7 @@ impl fmt::Display for Error {
             Error::Input { path, line: 0, msg } => write!(f, "{path}: {msg}"),
             Error::Input { path, line, msg } => write!(f, "{path}:{line}: {msg}"),
             Error::Geometry(msg) => write!(f, "geometry: {msg}"),
+            Error::Override(msg) => write!(f, "DiskSim override {msg}"),
             Error::Cancelled => write!(f, "interrupted"),
             Error::Internal(msg) => write!(f, "internal error (please report): {msg}"),
         }

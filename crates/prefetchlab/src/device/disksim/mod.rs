@@ -203,28 +203,21 @@ pub fn check_overrides(overrides: &[(String, f64)]) -> Result<()> {
                     Some(n) => format!(" (did you mean `{n}`?)"),
                     None => " (the names are DiskSim's, e.g. `Buffer continuous read`)".to_string(),
                 };
-                return Err(Error::config(
-                    "",
-                    format!(
-                        "DiskSim override `{}={v}`: no DiskSim drive parameter is called `{}`{hint}",
-                        k.trim(),
-                        k.trim(),
-                    ),
-                ))
+                return Err(Error::Override(format!(
+                    "`{}={v}`: no DiskSim drive parameter is called `{}`{hint}",
+                    k.trim(),
+                    k.trim(),
+                )));
             }
             Some((name, false)) => {
-                return Err(Error::config(
-                    "",
-                    format!("DiskSim override `{name}={v}`: `{name}` is not a number parameter and cannot be overridden"),
-                ))
+                return Err(Error::Override(format!(
+                    "`{name}={v}`: `{name}` is not a number parameter and cannot be overridden"
+                )))
             }
             Some(_) => {}
         }
         if !v.is_finite() {
-            return Err(Error::config(
-                "",
-                format!("DiskSim override `{}={v}`: expected a finite number", k.trim()),
-            ));
+            return Err(Error::Override(format!("`{}={v}`: expected a finite number", k.trim())));
         }
     }
     Ok(())
