@@ -170,6 +170,14 @@ REFUSED: dict[str, tuple[list[str], tuple[str, ...]]] = {
         ['disk.overrides."Read hit over. after read"=nan'],
         ('`disk.overrides."Read hit over. after read"`', "finite"),
     ),
+    "a DiskSim override out of its range is the override's": (
+        ['disk.overrides."Number of data surfaces"=0'],
+        ("`disk.overrides`", "DiskSim override `Number of data surfaces = 0`", "from 1 to 255"),
+    ),
+    "a negative DiskSim time override": (
+        ['disk.overrides."Head switch time"=-1'],
+        ("`disk.overrides`", "DiskSim override `Head switch time = -1`", "from 0 to 60000 ms"),
+    ),
     "unterminated quote in a --set key": (
         ['disk.overrides."Read hit over=0.2'],
         ("disk.overrides", "unterminated"),

@@ -598,3 +598,32 @@ def test_a_set_reads_a_relative_path_from_the_working_directory_and_says_when_it
     assert same.returncode == 0, same.stderr
     assert "the file already gives these values, so tiny+set-" in same.stderr
     assert "stores the runs of tiny again" in same.stderr
+
+
+def test_a_set_is_told_apart_from_the_file_by_every_run_and_by_what_it_changes(tmp_path: Path) -> None:
+    """The warning that a set changes nothing looks at every run (md's default window follows
+    the array's width, so 256 KiB is the 2-disk runs' own and not the 5-disk runs'); the label
+    tells a key added to a table from the table replaced; an error about a key the set gave is
+    the set's, said once, and a file's own error stays the file's."""
+    text = (
+        demo_like(streams="[1, 2]")
+        .replace('max = ["128KiB", "512KiB"]\n', "")
+        .replace('strip = ["64KiB", "128KiB"]', 'strip = "64KiB"')
+    )
+    text = text.replace(
+        'model = "cheetah-15k5"', 'model = "cheetah-15k5"\noverrides = { "Head switch time" = 0.6 }'
+    )
+    exp = write(tmp_path, "md.toml", text)
+    r = cli("sweep", exp, "--set", "readahead.max=256KiB")
+    assert r.returncode == 0 and "already gives" not in r.stderr, r.stderr
+    added = cli("sweep", exp, "--set", 'disk.overrides."Read hit over. after read"=0.2').stdout.split(":")[0]
+    replaced = cli("sweep", exp, "--set", 'disk.overrides={"Read hit over. after read"=0.2}').stdout.split(
+        ":"
+    )[0]
+    assert added.startswith("tiny+set-") and replaced.startswith("tiny+set-") and added != replaced
+    bogus = cli("sweep", write(tmp_path, "plain.toml", demo_like()), "--set", "disk.overrides.Bogus=1")
+    line = one_error_line(bogus.stderr)
+    assert line.startswith("prefetchlab: error: --set disk.overrides.Bogus=1: ") and "(with --set" not in line
+    own = demo_like().replace('y = "bandwidth_mb_s"', 'y = "no_such_metric"')
+    mine = cli("sweep", write(tmp_path, "fig.toml", own), "--set", "run.seed=3")
+    assert "no_such_metric" in one_error_line(mine.stderr) and "--set" not in mine.stderr

@@ -27,6 +27,7 @@ SUMMARY_ROWS: tuple[tuple[str, str, str, float], ...] = (
     ("latency_p95_ms", "latency p95", "ms", 1.0),
     ("latency_p99_ms", "latency p99", "ms", 1.0),
     ("latency_max_ms", "latency max", "ms", 1.0),
+    ("latency_samples", "requests timed (the latency rows)", "", 1.0),
     ("hit_ratio", "hit ratio", "", 1.0),
     ("readahead_windows", "readahead windows", "", 1.0),
     ("prefetched_pages", "prefetched pages", "pages", 1.0),

@@ -176,8 +176,8 @@ class Experiment:
     claims: list[Claim] = field(default_factory=list)
     #: The ``--set KEY=VALUE`` overrides every run was given (its name then ends ``+VARIANT``).
     sets: tuple[str, ...] = ()
-    #: The sets leave the first run's resolved configuration as the file has it (the file
-    #: already gives those values): the variant's runs are the file's own.
+    #: The sets leave every run's resolved configuration as the file has it (the file already
+    #: gives those values): the variant's runs are the file's own.
     sets_change_nothing: bool = False
 
     def default_db(self) -> Path:
@@ -681,23 +681,24 @@ def _ordered_like(new: Any, old: Any) -> Any:
 
 def _with_sets(
     base: dict[str, Any], sets: Sequence[str], path: Path, source: str
-) -> tuple[dict[str, Any], str, dict[str, str]]:
+) -> tuple[dict[str, Any], str, Mapping[str, str]]:
     """``base`` with ``--set KEY=VALUE`` overrides applied as ``prefetchlab run`` applies them,
     a label for them and the set that gave each key it changed (for errors).
 
     A relative file path a set gives is read from the working directory, as ``run`` reads it
     (the file's own paths are read from the file's folder). The label is ``set-`` and a digest of
-    the sets as one tree (the same for the same keys and values, in any order or spelling). A set
+    what the sets change in the file (keys they drop included; the same for the same changes, in
+    any order or spelling of the keys). A set
     may not touch an axis (one value for every run cannot stand for the file's list, whose runs
     its figures and claims compare), give a list (an axis the file does not have), or name the
     file's own tables (``experiment``, ``sweep``, ``figure``, ``claim``)."""
     tree: dict[str, Any] = base
-    alone: dict[str, Any] = {}  # the sets by themselves, for the label
-    given: dict[str, str] = {}
+    given = _SetsGiven()
+    given.file_keys = frozenset(flatten(base))
     for s in sets:
         try:
+            alone = json.loads(_engine.apply_sets("{}", [s]))  # what this set names
             step = _ordered_like(json.loads(_engine.apply_sets(json.dumps(tree), [s])), tree)
-            alone = json.loads(_engine.apply_sets(json.dumps(alone), [s]))
         except PrefetchlabError as e:
             raise ExperimentError(f"--set {s}: {e}") from None
         reserved = [k for k in alone if k in RESERVED]
@@ -706,12 +707,13 @@ def _with_sets(
                 f"--set {s}: `{reserved[0]}` is the experiment file's own table; --set changes the "
                 "configuration of every run"
             )
-        was, now = flatten(tree), flatten(step)
+        named = flatten(alone)
         for key in _PATH_KEYS:
-            value = now.get(key)
-            if value != was.get(key) and isinstance(value, str) and value and not Path(value).is_absolute():
+            value = flatten(step).get(key)
+            if key in named and isinstance(value, str) and value and not Path(value).is_absolute():
                 if key != "disk.model" or "/" in value:
                     _set(step, key, str(Path(value).resolve()))
+        was, now = flatten(tree), flatten(step)
         given.update({k: s for k in now.keys() | was.keys() if was.get(k) != now.get(k)})
         tree = step
     before, after = flatten(base), flatten(tree)
@@ -727,22 +729,31 @@ def _with_sets(
             raise ExperimentError(
                 f"--set {given.get(key, key)}: a list would make a new axis; --set gives every run one value"
             )
-    digest = hashlib.sha256(json.dumps(alone, sort_keys=True).encode()).hexdigest()[:8]
+    # what the sets change in this file (a key they drop as null, paths as read)
+    changed = {k: after.get(k) for k in sorted(before.keys() | after.keys()) if before.get(k) != after.get(k)}
+    digest = hashlib.sha256(json.dumps(changed, sort_keys=True).encode()).hexdigest()[:8]
     return tree, f"set-{digest}", given
 
 
+class _SetsGiven(dict[str, str]):
+    """The ``--set`` behind each key the sets changed; ``file_keys``: the keys the file writes."""
+
+    file_keys: frozenset[str] = frozenset()
+
+
 def _given_by(given: Mapping[str, str], key: str | None) -> tuple[str, bool] | None:
-    """The set that gave ``key`` (or the table holding it) for an error about the key, with
-    True; or one that gave a key inside the table ``key`` names (the error may be about another
-    of its keys, the file's), with False."""
+    """The set behind an error about ``key``, and whether the error is the set's: it gave the key
+    (or the table holding it), or a key inside the table ``key`` names when the file writes
+    nothing there; else (the file writes that table too) the error may be about the file's key."""
     if not key:
         return None
     for k, s in given.items():
         if key == k or key.startswith(k + "."):
             return s, True
+    file_keys: frozenset[str] = getattr(given, "file_keys", frozenset())
     for k, s in given.items():
         if k.startswith(key + "."):
-            return s, False
+            return s, not any(f == key or f.startswith(key + ".") for f in file_keys)
     return None
 
 
@@ -751,7 +762,7 @@ def load_experiment(path: str | Path, sets: Sequence[str] = (), variant: str | N
 
     ``sets`` (``KEY=VALUE``, as ``prefetchlab run --set`` takes them) change every run; the
     experiment is then named ``NAME+VARIANT`` (``variant``, or ``set-`` and a digest of what the
-    sets changed), so that its runs are stored and reported apart from the file's own."""
+    sets change in the file), so that its runs are stored and reported apart from the file's own."""
     path = Path(path)
     try:
         source = path.read_text()
@@ -786,7 +797,7 @@ def load_experiment(path: str | Path, sets: Sequence[str] = (), variant: str | N
         )
     base = {k: v for k, v in doc.items() if k not in RESERVED}
     label = None
-    given: dict[str, str] = {}
+    given: Mapping[str, str] = {}
     if variant is not None and not re.fullmatch(r"[A-Za-z0-9._-]+", variant):
         raise ExperimentError(f"--variant {variant!r}: expected letters, digits, '.', '_' or '-'")
     if variant is not None and not sets:
@@ -799,9 +810,14 @@ def load_experiment(path: str | Path, sets: Sequence[str] = (), variant: str | N
     try:
         return _expanded(path, source, doc, meta, base, axes, sweep, given, sets, label, plain)
     except ExperimentError as e:
-        if sets and not str(e).startswith("--set "):  # a filter or claim the sets left empty
-            raise ExperimentError(f"{e} (with {' '.join('--set ' + x for x in sets)})") from None
-        raise
+        if not sets or str(e).startswith("--set ") or "(with --set " in str(e):
+            raise
+        # the file's own error, if it has one without the sets; else the sets made it (a filter
+        # or claim they leave without runs)
+        _expanded(
+            path, source, doc, meta, plain, list(_axes(plain, path, source)), sweep, {}, (), None, plain
+        )
+        raise ExperimentError(f"{e} (with {' '.join('--set ' + x for x in sets)})") from None
 
 
 def _expanded(
@@ -835,10 +851,9 @@ def _expanded(
         sets=tuple(sets),
     )
     if sets:
-        first = {a.key: a.values[0] for a in axes}
-        exp.sets_change_nothing = _resolve(
-            _at_point(plain, first), path, source, {}, stack=False
-        ) == _resolve(_at_point(base, first), path, source, {}, stack=False, given=given)
+        exp.sets_change_nothing = all(
+            _resolve(_at_point(plain, r.point), path, source, {}, stack=False) == r.config_json for r in runs
+        )
     metrics = numeric_metrics()  # figures draw and claims compare numbers
     exp.figures = _figures(doc.get("figure"), runs, metrics, path, source, exp.select)
     exp.claims = _claims(doc.get("claim"), exp, metrics)
@@ -863,9 +878,10 @@ def _resolve(
         m = re.search(r"config key `([^`]+)`", str(e))
         key = m.group(1) if m else None
         by = _given_by(given or {}, key)
-        where = f"--set {by[0]}" if by and by[1] else _at(path, source, key)
+        ours = by is not None and by[1]
+        where = f"--set {by[0]}" if by and ours else _at(path, source, key)
         at = ", ".join(f"{k}={v}" for k, v in point.items())
-        also = f" (with --set {by[0]})" if by and not by[1] else ""
+        also = f" (with --set {by[0]})" if by and not ours else ""
         raise ExperimentError(f"{where}: {e}" + (f" (in the run {at})" if at else "") + also) from None
     return json.dumps(json.loads(resolved), sort_keys=True, separators=(",", ":"))
 

@@ -284,8 +284,8 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         try:
             experiments.append(load_experiment(p, args.sets, args.variant))
         except ExperimentError as e:
-            if not args.sets:
-                raise
+            if not args.sets or not (str(e).startswith("--set ") or "(with --set " in str(e)):
+                raise  # the file's own error, not the sets'
             refused.append((p, e))
     if refused:
         more = ", ".join(p.stem for p, _ in refused[1:])
@@ -333,7 +333,7 @@ def _variant_args(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--variant",
         metavar="LABEL",
-        help="the VARIANT of NAME+VARIANT (default: set- and a digest of what the --sets change)",
+        help="the VARIANT of NAME+VARIANT (default: set- and a digest of what the --sets change in the file)",
     )
 
 

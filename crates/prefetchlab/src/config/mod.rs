@@ -2376,6 +2376,7 @@ fn type_error(tree: &toml::Value, e: serde_path_to_error::Error<toml::de::Error>
     let own = match key.as_str() {
         "array.disks" => Some(format!("1 to {MAX_DISKS}")),
         "workload.streams" | "workload.fragments" => Some(format!("1 to {MAX_STREAMS}")),
+        "disk.queue_depth" => Some(format!("0 to {MAX_QUEUE_DEPTH}")),
         _ => None,
     };
     if let Some(range) = own {
@@ -3010,8 +3011,9 @@ mod tests {
             ("workload.streams='a'", "workload.streams", "got the string \"a\""),
             ("run.seed=-1", "run.seed", "expected a whole number from 0 to 9223372036854775807, got -1"),
             // not a number: the kind wanted, not the type's range (the key may have its own)
-            ("disk.queue_depth=\"8\"", "disk.queue_depth", "expected a whole number, got the string \"8\""),
+            ("run.seed=\"8\"", "run.seed", "expected a whole number, got the string \"8\""),
             ("array_cache.p=2.5", "array_cache.p", "expected a whole number, got 2.5"),
+            ("disk.queue_depth=-1", "disk.queue_depth", "expected a whole number from 0 to 256, got -1"),
             ("run.seed=18446744073709551615", "run.seed", "18446744073709551615 is beyond the whole numbers"),
             ("run.seed=18_446_744_073_709_551_615", "run.seed", "is beyond the whole numbers"),
             ("run.seed=0xffffffffffffffff", "run.seed", "is beyond the whole numbers"),

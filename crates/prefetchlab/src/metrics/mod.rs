@@ -248,13 +248,14 @@ impl Latencies {
         self.sum_ns += ns as u128;
         self.max_ns = self.max_ns.max(ns);
         if self.buckets.is_empty() {
-            self.exact.push(ns);
-            if self.exact.len() > EXACT_LATENCIES {
-                self.fold();
+            if self.exact.len() < EXACT_LATENCIES {
+                self.exact.push(ns);
+                return;
             }
-        } else {
-            self.buckets[bucket_of(ns)] += 1;
+            // the 2^24+1th sample: fold before it, so the list never grows past 2^24
+            self.fold();
         }
+        self.buckets[bucket_of(ns)] += 1;
     }
 
     /// Moves the samples kept one by one into the histogram.

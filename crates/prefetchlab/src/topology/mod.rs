@@ -991,6 +991,7 @@ impl Topology {
             write_bandwidth_mb_s: ratio((self.writes * self.block_bytes) as f64 / 1e6, secs),
             hit_ratio: ratio(present as f64, reads as f64),
             latency_mean_ms: ratio(stall_ns as f64 / 1e6, reads as f64),
+            latency_samples: reads,
             disk_requests: self.ssd_hits + self.hdd_reads + 2 * self.copies + self.writes,
             disk_utilization: ratio(s(busy), secs * 2.0 * self.nodes.len() as f64),
             block_policy_state: state.to_string(),

@@ -64,11 +64,7 @@ pub fn mechanics(
     // a time ≥ 0 the clock can carry (at most a minute)
     let nonneg = |k: &str, v: f64| -> Result<f64> {
         if !(0.0..=60_000.0).contains(&v) {
-            Err(Error::input(
-                mech.path_str(),
-                line_of(k),
-                format!("`{k} = {v}`: expected a time from 0 to 60000 ms"),
-            ))
+            Err(g.refuse(mech, k, format!("`{k} = {v}`: expected a time from 0 to 60000 ms")))
         } else {
             Ok(v)
         }
@@ -94,9 +90,9 @@ pub fn mechanics(
     let rpm = g.int(mech, "Rotation speed (in rpms)", 1, 1_000_000)? as f64;
     let rpm_error_pct = g.num_or(mech, "Percent error in rpms", 0.0)?;
     if !(0.0..100.0).contains(&rpm_error_pct) {
-        return Err(Error::input(
-            mech.path_str(),
-            line_of("Percent error in rpms"),
+        return Err(g.refuse(
+            mech,
+            "Percent error in rpms",
             format!("`Percent error in rpms = {rpm_error_pct}`: expected a percentage from 0 to below 100"),
         ));
     }

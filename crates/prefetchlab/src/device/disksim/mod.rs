@@ -77,6 +77,16 @@ impl<'a> Get<'a> {
         self.used.borrow_mut()[i] = true;
         Some(self.overrides[i].1)
     }
+    /// A value of `key` refused (`what` says it and what was expected): said
+    /// of the override when one gives the key ([`Error::Override`]), else of
+    /// the block's file and line.
+    pub fn refuse(&self, b: &Block, key: &str, what: String) -> Error {
+        if self.overrides.iter().any(|(k, _)| k.trim().eq_ignore_ascii_case(key)) {
+            Error::Override(what)
+        } else {
+            Error::input(b.path_str(), b.get(key).map(|p| p.line).unwrap_or(b.line), what)
+        }
+    }
     /// A number: the override, else the block's value; `None` if neither.
     pub fn num_opt(&self, b: &Block, key: &str) -> Result<Option<f64>> {
         if let Some(v) = self.ov(key) {
@@ -110,9 +120,9 @@ impl<'a> Get<'a> {
             return Err(Error::input(b.path_str(), line, format!("`{key} = {v}`: expected a whole number")));
         }
         if v < lo as f64 || v > hi as f64 {
-            return Err(Error::input(
-                b.path_str(),
-                line,
+            return Err(self.refuse(
+                b,
+                key,
                 format!("`{key} = {v}`: expected a whole number from {lo} to {hi}"),
             ));
         }
