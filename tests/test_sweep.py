@@ -565,6 +565,7 @@ def test_a_set_changes_every_run_and_stores_them_as_a_variant(tmp_path: Path) ->
         (["--set", "disk.modle=x"], "--set disk.modle=x: config key `disk.modle`: unknown field"),
         (["--set", "run.seed=[1, 2]"], "--set run.seed=[1, 2]: a list would make a new axis"),
         (["--variant", "x"], "--variant x: names the runs of a --set; no --set given"),
+        (["--set", "=1"], "error: bad --set `=1`: empty part in key path"),
         (["--set", "run.seed=2", "--variant", "a b"], "--variant 'a b': expected letters, digits"),
     ],
 )

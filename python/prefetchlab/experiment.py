@@ -700,7 +700,9 @@ def _with_sets(
             alone = json.loads(_engine.apply_sets("{}", [s]))  # what this set names
             step = _ordered_like(json.loads(_engine.apply_sets(json.dumps(tree), [s])), tree)
         except PrefetchlabError as e:
-            raise ExperimentError(f"--set {s}: {e}") from None
+            # a set with no key to name is named by the engine's own message ("bad --set `=1`")
+            said = str(e).removeprefix("config: ") if str(e).startswith("config: bad --set") else None
+            raise ExperimentError(said or f"--set {s}: {e}") from None
         reserved = [k for k in alone if k in RESERVED]
         if reserved:
             raise ExperimentError(
