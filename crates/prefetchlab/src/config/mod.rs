@@ -2600,8 +2600,12 @@ pub fn apply_set(tree: &mut toml::Value, set: &str) -> Result<()> {
         parsed.and_then(|mut t| t.remove("v")).unwrap_or_else(|| toml::Value::String(raw.to_string()));
     let mut node = tree;
     for (i, part) in parts.iter().enumerate() {
-        let table =
-            node.as_table_mut().ok_or_else(|| Error::config(dotted_key(&parts[..i]), "is not a table"))?;
+        let what = if node.is_array() {
+            "is a list (of tables): a --set gives it whole, as in topology.nodes=[{count = 2}]"
+        } else {
+            "is not a table"
+        };
+        let table = node.as_table_mut().ok_or_else(|| Error::config(dotted_key(&parts[..i]), what))?;
         if i + 1 == parts.len() {
             table.insert(part.clone(), value);
             return Ok(());
@@ -2710,6 +2714,10 @@ mod tests {
         assert_eq!(out["run"]["seed"], 3);
         let bad = apply_sets_json(tree, &["no equals sign".to_string()]).unwrap_err().to_string();
         assert!(bad.contains("an override must look like key.path=value"), "{bad}");
+        // an array of tables is given whole
+        let nodes = r#"{"topology":{"nodes":[{"count":1}]}}"#;
+        let bad = apply_sets_json(nodes, &["topology.nodes.0.count=10".to_string()]).unwrap_err().to_string();
+        assert!(bad.contains("`topology.nodes`: is a list (of tables): a --set gives it whole"), "{bad}");
     }
 
     #[test]
