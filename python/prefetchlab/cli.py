@@ -25,8 +25,8 @@ from typing import Any, NoReturn
 from prefetchlab import engine_version
 from prefetchlab._engine import PrefetchlabError
 from prefetchlab.api import simulate, validate_disk
+from prefetchlab.experiments_cli import add_set_option, say_warnings, warn_drives
 from prefetchlab.experiments_cli import register as register_experiments
-from prefetchlab.experiments_cli import say_warnings, warn_drives
 from prefetchlab.inputs import drives_in, is_disksim_file
 from prefetchlab.ipods_cli import register as register_ipods
 from prefetchlab.trace_cli import register as register_trace
@@ -112,17 +112,11 @@ def _build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     run.add_argument("config", metavar="CONFIG.toml", help="the configuration file")
-    run.add_argument(
-        "--set",
-        dest="sets",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help=(
-            "override a key, e.g. --set array.disks=4 --set readahead.max=512KiB (repeatable); "
-            "quote a key part that holds dots, as in TOML: "
-            "--set 'disk.overrides.\"Read hit over. after read\"=0.2'"
-        ),
+    add_set_option(
+        run,
+        "override a key, e.g. --set array.disks=4 --set readahead.max=512KiB (repeatable); "
+        "quote a key part that holds dots, as in TOML: "
+        "--set 'disk.overrides.\"Read hit over. after read\"=0.2'",
     )
     run.add_argument(
         "--json",

@@ -73,6 +73,11 @@ class ExperimentError(PrefetchlabError):
     """A bad experiment file; the message names the file and the key."""
 
 
+class SetError(ExperimentError):
+    """An experiment refused because of its ``--set`` overrides (the file alone loads); the
+    message names the set."""
+
+
 @dataclass(frozen=True)
 class Axis:
     key: str
@@ -679,9 +684,32 @@ def _ordered_like(new: Any, old: Any) -> Any:
     return {k: _ordered_like(new[k], old.get(k)) for k in keys}
 
 
+@dataclass(frozen=True)
+class _Given:
+    """Where a key came from, for errors: the ``--set`` behind each key the sets changed, and
+    the keys the file itself writes."""
+
+    by_key: Mapping[str, str]
+    file_keys: frozenset[str]
+
+    def set_behind(self, key: str | None) -> tuple[str, bool] | None:
+        """The set behind an error about ``key``, and whether the error is the set's: it gave
+        the key (or the table holding it), or a key inside the table ``key`` names where the file
+        writes nothing; else (the file writes that table too) the error may be the file's."""
+        if not key:
+            return None
+        for k, s in self.by_key.items():
+            if key == k or key.startswith(k + "."):
+                return s, True
+        for k, s in self.by_key.items():
+            if k.startswith(key + "."):
+                return s, not any(f == key or f.startswith(key + ".") for f in self.file_keys)
+        return None
+
+
 def _with_sets(
     base: dict[str, Any], sets: Sequence[str], path: Path, source: str
-) -> tuple[dict[str, Any], str, Mapping[str, str]]:
+) -> tuple[dict[str, Any], str, _Given]:
     """``base`` with ``--set KEY=VALUE`` overrides applied as ``prefetchlab run`` applies them,
     a label for them and the set that gave each key it changed (for errors).
 
@@ -693,8 +721,7 @@ def _with_sets(
     its figures and claims compare), give a list (an axis the file does not have), or name the
     file's own tables (``experiment``, ``sweep``, ``figure``, ``claim``)."""
     tree: dict[str, Any] = base
-    given = _SetsGiven()
-    given.file_keys = frozenset(flatten(base))
+    by_key: dict[str, str] = {}
     for s in sets:
         try:
             alone = json.loads(_engine.apply_sets("{}", [s]))  # what this set names
@@ -702,61 +729,39 @@ def _with_sets(
         except PrefetchlabError as e:
             # a set with no key to name is named by the engine's own message ("bad --set `=1`")
             said = str(e).removeprefix("config: ") if str(e).startswith("config: bad --set") else None
-            raise ExperimentError(said or f"--set {s}: {e}") from None
+            raise SetError(said or f"--set {s}: {e}") from None
         reserved = [k for k in alone if k in RESERVED]
         if reserved:
-            raise ExperimentError(
+            raise SetError(
                 f"--set {s}: `{reserved[0]}` is the experiment file's own table; --set changes the "
                 "configuration of every run"
             )
-        named = flatten(alone)
+        named, now = flatten(alone), flatten(step)
         for key in _PATH_KEYS:
-            value = flatten(step).get(key)
+            value = now.get(key)
             if key in named and isinstance(value, str) and value and not Path(value).is_absolute():
                 if key != "disk.model" or "/" in value:
                     _set(step, key, str(Path(value).resolve()))
         was, now = flatten(tree), flatten(step)
-        given.update({k: s for k in now.keys() | was.keys() if was.get(k) != now.get(k)})
+        by_key.update({k: s for k in now.keys() | was.keys() if was.get(k) != now.get(k)})
         tree = step
     before, after = flatten(base), flatten(tree)
     for key, value in before.items():
         if key not in _TABLE_ARRAYS and isinstance(value, list) and after.get(key) != value:
-            raise ExperimentError(
-                f"--set {given.get(key, key)}: `{key}` is an axis of this experiment "
+            raise SetError(
+                f"--set {by_key.get(key, key)}: `{key}` is an axis of this experiment "
                 f"({_at(path, source, key)}, {len(value)} values); --set gives every run one value "
                 "and cannot replace it (edit the file's list instead)"
             )
     for key, value in after.items():
         if key not in _TABLE_ARRAYS and isinstance(value, list) and before.get(key) != value:
-            raise ExperimentError(
-                f"--set {given.get(key, key)}: a list would make a new axis; --set gives every run one value"
+            raise SetError(
+                f"--set {by_key.get(key, key)}: a list would make a new axis; --set gives every run one value"
             )
     # what the sets change in this file (a key they drop as null, paths as read)
     changed = {k: after.get(k) for k in sorted(before.keys() | after.keys()) if before.get(k) != after.get(k)}
     digest = hashlib.sha256(json.dumps(changed, sort_keys=True).encode()).hexdigest()[:8]
-    return tree, f"set-{digest}", given
-
-
-class _SetsGiven(dict[str, str]):
-    """The ``--set`` behind each key the sets changed; ``file_keys``: the keys the file writes."""
-
-    file_keys: frozenset[str] = frozenset()
-
-
-def _given_by(given: Mapping[str, str], key: str | None) -> tuple[str, bool] | None:
-    """The set behind an error about ``key``, and whether the error is the set's: it gave the key
-    (or the table holding it), or a key inside the table ``key`` names when the file writes
-    nothing there; else (the file writes that table too) the error may be about the file's key."""
-    if not key:
-        return None
-    for k, s in given.items():
-        if key == k or key.startswith(k + "."):
-            return s, True
-    file_keys: frozenset[str] = getattr(given, "file_keys", frozenset())
-    for k, s in given.items():
-        if k.startswith(key + "."):
-            return s, not any(f == key or f.startswith(key + ".") for f in file_keys)
-    return None
+    return tree, f"set-{digest}", _Given(by_key, frozenset(before))
 
 
 def load_experiment(path: str | Path, sets: Sequence[str] = (), variant: str | None = None) -> Experiment:
@@ -798,28 +803,35 @@ def load_experiment(path: str | Path, sets: Sequence[str] = (), variant: str | N
             f"tables, not {got}"
         )
     base = {k: v for k, v in doc.items() if k not in RESERVED}
-    label = None
-    given: Mapping[str, str] = {}
+    check_variant(sets, variant)
+    if not sets:
+        return _expanded(path, source, doc, meta, base, sweep)
+    plain = base
+    base, label, given = _with_sets(base, sets, path, source)
+    try:
+        exp = _expanded(path, source, doc, meta, base, sweep, given, sets, variant or label)
+    except SetError:
+        raise
+    except ExperimentError as e:
+        # the file's own error, if it has one without the sets; else the sets made it (a filter
+        # or claim they leave without runs)
+        _expanded(path, source, doc, meta, plain, sweep)
+        raise SetError(f"{e} (with {' '.join('--set ' + x for x in sets)})") from None
+    exp.sets_change_nothing = all(
+        _resolve(_at_point(plain, r.point), path, source, {}, stack=False) == r.config_json for r in exp.runs
+    )
+    return exp
+
+
+def check_variant(sets: Sequence[str], variant: str | None) -> None:
+    """A ``--variant`` names the runs of ``--set``s: letters, digits, ``.``, ``_`` or ``-``."""
     if variant is not None and not re.fullmatch(r"[A-Za-z0-9._-]+", variant):
         raise ExperimentError(f"--variant {variant!r}: expected letters, digits, '.', '_' or '-'")
     if variant is not None and not sets:
-        raise ExperimentError(f"--variant {variant}: names the runs of a --set; no --set given")
-    plain = base
-    if sets:
-        base, label, given = _with_sets(base, sets, path, source)
-        label = variant or label
-    axes = list(_axes(base, path, source))
-    try:
-        return _expanded(path, source, doc, meta, base, axes, sweep, given, sets, label, plain)
-    except ExperimentError as e:
-        if not sets or str(e).startswith("--set ") or "(with --set " in str(e):
-            raise
-        # the file's own error, if it has one without the sets; else the sets made it (a filter
-        # or claim they leave without runs)
-        _expanded(
-            path, source, doc, meta, plain, list(_axes(plain, path, source)), sweep, {}, (), None, plain
+        raise ExperimentError(
+            f"--variant {variant}: names the runs of a --set; no --set given "
+            f"(their stored name is EXPERIMENT+{variant})"
         )
-        raise ExperimentError(f"{e} (with {' '.join('--set ' + x for x in sets)})") from None
 
 
 def _expanded(
@@ -828,15 +840,14 @@ def _expanded(
     doc: Mapping[str, Any],
     meta: Mapping[str, Any],
     base: dict[str, Any],
-    axes: list[Axis],
     sweep: Mapping[str, Any],
-    given: Mapping[str, str],
-    sets: Sequence[str],
-    label: str | None,
-    plain: dict[str, Any],
+    given: _Given | None = None,
+    sets: Sequence[str] = (),
+    label: str | None = None,
 ) -> Experiment:
-    """The experiment of ``load_experiment`` from its file's parsed parts (``plain``: the base
-    before any ``--set``)."""
+    """The experiment of ``load_experiment`` from its file's parsed parts (``base`` with any
+    ``--set``s applied; ``label``: the variant's)."""
+    axes = list(_axes(base, path, source))
     runs = _expand(base, axes, sweep, path, source, given)
     name = _str(meta, "name", "experiment", _at(path, source, "experiment.name"), path.stem)
     if label is not None:
@@ -852,10 +863,6 @@ def _expanded(
         runs=runs,
         sets=tuple(sets),
     )
-    if sets:
-        exp.sets_change_nothing = all(
-            _resolve(_at_point(plain, r.point), path, source, {}, stack=False) == r.config_json for r in runs
-        )
     metrics = numeric_metrics()  # figures draw and claims compare numbers
     exp.figures = _figures(doc.get("figure"), runs, metrics, path, source, exp.select)
     exp.claims = _claims(doc.get("claim"), exp, metrics)
@@ -868,7 +875,7 @@ def _resolve(
     source: str,
     point: Mapping[str, Scalar],
     stack: bool = True,
-    given: Mapping[str, str] | None = None,
+    given: _Given | None = None,
 ) -> str:
     """The resolved configuration of ``tree`` as canonical JSON; with ``stack``, also checked to
     make a run (drive model, geometry, trace file). ``given``: the ``--set`` behind each key it
@@ -879,12 +886,12 @@ def _resolve(
     except PrefetchlabError as e:
         m = re.search(r"config key `([^`]+)`", str(e))
         key = m.group(1) if m else None
-        by = _given_by(given or {}, key)
-        ours = by is not None and by[1]
-        where = f"--set {by[0]}" if by and ours else _at(path, source, key)
+        by = given.set_behind(key) if given else None
+        where = f"--set {by[0]}" if by and by[1] else _at(path, source, key)
         at = ", ".join(f"{k}={v}" for k, v in point.items())
-        also = f" (with --set {by[0]})" if by and not ours else ""
-        raise ExperimentError(f"{where}: {e}" + (f" (in the run {at})" if at else "") + also) from None
+        also = f" (with --set {by[0]})" if by and not by[1] else ""
+        error = SetError if by else ExperimentError
+        raise error(f"{where}: {e}" + (f" (in the run {at})" if at else "") + also) from None
     return json.dumps(json.loads(resolved), sort_keys=True, separators=(",", ":"))
 
 
@@ -913,7 +920,7 @@ def _expand(
     sweep: Mapping[str, Any],
     path: Path,
     source: str,
-    given: Mapping[str, str] | None = None,
+    given: _Given | None = None,
 ) -> list[RunSpec]:
     total = 1
     for a in axes:
@@ -922,9 +929,7 @@ def _expand(
         limit = MAX_POINTS if total > MAX_POINTS else MAX_RUNS
         raise ExperimentError(f"{path}: the axes make {total} runs, more than {limit}")
     # Each axis at its first value: an unknown key or a bad value of the base is named here.
-    first = copy.deepcopy(base)
-    for a in axes:
-        _set(first, a.key, a.values[0])
+    first = _at_point(base, {a.key: a.values[0] for a in axes})
     base_json = _resolve(first, path, source, {}, stack=False, given=given)
     only: dict[str, list[dict[str, list[Any]]]] = {}
     for i, t in enumerate(_selectors(sweep.get("only"), "sweep.only", path, source), 1):
@@ -991,9 +996,7 @@ def _expand(
         if not kept_at(idx):
             continue
         point = {a.key: a.values[i] for a, i in zip(axes, idx, strict=True)}
-        tree = copy.deepcopy(base)
-        for k, v in point.items():
-            _set(tree, k, v)
+        tree = _at_point(base, point)
         config_json = _resolve(tree, path, source, point, stack=False, given=given)
         flat = flatten(json.loads(config_json))
         if not kept(flat):

@@ -204,15 +204,11 @@ def _num(v: Any) -> str:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    from prefetchlab.experiment import ExperimentError, load_experiment
+    from prefetchlab.experiment import ExperimentError, check_variant, load_experiment
     from prefetchlab.results import ResultsDB, ResultsError, format_table
 
     exp: Experiment | None
-    if args.variant is not None and not args.sets:
-        raise ExperimentError(
-            f"--variant {args.variant}: names the runs of a --set; no --set given "
-            f"(their stored name is EXPERIMENT+{args.variant})"
-        )
+    check_variant(args.sets, args.variant)  # also when no file stands behind the name
     try:
         exp = load_experiment(find_experiment(args.experiment), args.sets, args.variant)
         name = exp.name
@@ -271,7 +267,7 @@ def _warn_unchanged(experiments: Iterable[Experiment]) -> None:
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
-    from prefetchlab.experiment import ExperimentError, load_experiment
+    from prefetchlab.experiment import SetError, load_experiment
     from prefetchlab.plot import draw
     from prefetchlab.report import ExperimentReport, write_report
     from prefetchlab.results import ResultsDB
@@ -283,14 +279,12 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     for p in paths:
         try:
             experiments.append(load_experiment(p, args.sets, args.variant))
-        except ExperimentError as e:
-            if not args.sets or not (str(e).startswith("--set ") or "(with --set " in str(e)):
-                raise  # the file's own error, not the sets'
+        except SetError as e:  # a file's own error is raised as it comes
             refused.append((p, e))
     if refused:
         more = ", ".join(p.stem for p, _ in refused[1:])
         also = f" ({len(refused) - 1} more refuse the --set too: {more}; name the experiments to run)"
-        raise ExperimentError(f"{refused[0][1]}{also if more else ''}")
+        raise SetError(f"{refused[0][1]}{also if more else ''}")
     _warn_unchanged(experiments)
     warn_drives(d for exp in experiments for d in _run_disks(exp))
     out = _out_dir(args.out, "--out")
@@ -317,18 +311,18 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     return 0
 
 
+def add_set_option(p: argparse.ArgumentParser, help_text: str) -> None:
+    """``--set KEY=VALUE`` (repeatable, into ``args.sets``): of `run` and of the experiment
+    commands."""
+    p.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE", help=help_text)
+
+
 def _variant_args(p: argparse.ArgumentParser) -> None:
     """--set and --variant: every run of the experiment changed, stored as NAME+VARIANT."""
-    p.add_argument(
-        "--set",
-        dest="sets",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help=(
-            "change every run, as `prefetchlab run --set` does (repeatable; not an axis of the "
-            "experiment); the runs are stored and reported as NAME+VARIANT"
-        ),
+    add_set_option(
+        p,
+        "change every run, as `prefetchlab run --set` does (repeatable; not an axis of the "
+        "experiment); the runs are stored and reported as NAME+VARIANT",
     )
     p.add_argument(
         "--variant",

@@ -2410,8 +2410,9 @@ fn plain_words(msg: &str) -> String {
     };
     // a whole number out of the type's range is told the range; any other value only what
     // kind of value is wanted (the type's range would read as the key's)
-    let integer = ticked(got, "integer").is_some();
-    let got = ticked(got, "integer")
+    let whole_got = ticked(got, "integer");
+    let integer = whole_got.is_some();
+    let got = whole_got
         .or_else(|| ticked(got, "floating point"))
         .or_else(|| ticked(got, "boolean"))
         .unwrap_or_else(|| match got {
@@ -2600,12 +2601,18 @@ pub fn apply_set(tree: &mut toml::Value, set: &str) -> Result<()> {
         parsed.and_then(|mut t| t.remove("v")).unwrap_or_else(|| toml::Value::String(raw.to_string()));
     let mut node = tree;
     for (i, part) in parts.iter().enumerate() {
-        let what = if node.is_array() {
-            "is a list (of tables): a --set gives it whole, as in topology.nodes=[{count = 2}]"
-        } else {
-            "is not a table"
+        let table = match node {
+            toml::Value::Table(t) => t,
+            other => {
+                let key = dotted_key(&parts[..i]);
+                let what = if other.is_array() {
+                    format!("is a list (of tables): a --set gives it whole, as in {key}=[{{...}}, ...]")
+                } else {
+                    "is not a table".to_string()
+                };
+                return Err(Error::config(key, what));
+            }
         };
-        let table = node.as_table_mut().ok_or_else(|| Error::config(dotted_key(&parts[..i]), what))?;
         if i + 1 == parts.len() {
             table.insert(part.clone(), value);
             return Ok(());

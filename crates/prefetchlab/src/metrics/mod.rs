@@ -231,14 +231,29 @@ const SUB_BITS: u32 = 10;
 /// (values below 1,024 ns exact, above in buckets 0.1 % wide) and a quantile
 /// is the lowest value of the bucket holding it, so memory stays bounded
 /// (about 0.5 MiB) however long the run. The mean and maximum stay exact.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Latencies {
+    /// Samples kept one by one before folding: [`EXACT_LATENCIES`] (less in tests).
+    exact_cap: usize,
     exact: Vec<u64>,
     /// Counts per bucket once folded (empty before).
     buckets: Vec<u64>,
     count: u64,
     sum_ns: u128,
     max_ns: u64,
+}
+
+impl Default for Latencies {
+    fn default() -> Self {
+        Latencies {
+            exact_cap: EXACT_LATENCIES,
+            exact: Vec::new(),
+            buckets: Vec::new(),
+            count: 0,
+            sum_ns: 0,
+            max_ns: 0,
+        }
+    }
 }
 
 impl Latencies {
@@ -248,11 +263,11 @@ impl Latencies {
         self.sum_ns += ns as u128;
         self.max_ns = self.max_ns.max(ns);
         if self.buckets.is_empty() {
-            if self.exact.len() < EXACT_LATENCIES {
+            if self.exact.len() < self.exact_cap {
                 self.exact.push(ns);
                 return;
             }
-            // the 2^24+1th sample: fold before it, so the list never grows past 2^24
+            // the 2^24+1th sample: fold before it, so the list never grows past the cap
             self.fold();
         }
         self.buckets[bucket_of(ns)] += 1;
@@ -360,6 +375,19 @@ mod tests {
             }
         }
         assert_eq!(bucket_of(u64::MAX) + 1, 55 << SUB_BITS);
+    }
+
+    #[test]
+    fn the_cap_s_worth_of_samples_stays_exact_and_the_next_one_folds() {
+        let mut l = Latencies { exact_cap: 4, ..Latencies::default() };
+        for ns in [4_000, 1_000, 3_000, 2_000] {
+            l.push(ns);
+        }
+        assert!(l.buckets.is_empty() && l.exact.len() == 4);
+        assert_eq!(l.quantiles([0.5]), [2_000]);
+        l.push(5_000);
+        assert!(l.exact.is_empty() && !l.buckets.is_empty());
+        assert_eq!((l.count(), l.max_ns(), l.quantiles([1.0])[0]), (5, 5_000, 5_000));
     }
 
     #[test]

@@ -71,9 +71,13 @@ impl<'a> Get<'a> {
     fn new(overrides: &'a [(String, f64)]) -> Self {
         Get { overrides, used: RefCell::new(vec![false; overrides.len()]) }
     }
+    /// Where the override of `key` is, if any (the last one given wins).
+    fn position(&self, key: &str) -> Option<usize> {
+        self.overrides.iter().rposition(|(k, _)| k.trim().eq_ignore_ascii_case(key))
+    }
     /// The override of `key`, if any (the last one given wins).
     pub fn ov(&self, key: &str) -> Option<f64> {
-        let i = self.overrides.iter().rposition(|(k, _)| k.trim().eq_ignore_ascii_case(key))?;
+        let i = self.position(key)?;
         self.used.borrow_mut()[i] = true;
         Some(self.overrides[i].1)
     }
@@ -81,7 +85,7 @@ impl<'a> Get<'a> {
     /// of the override when one gives the key ([`Error::Override`]), else of
     /// the block's file and line.
     pub fn refuse(&self, b: &Block, key: &str, what: String) -> Error {
-        if self.overrides.iter().any(|(k, _)| k.trim().eq_ignore_ascii_case(key)) {
+        if self.position(key).is_some() {
             Error::Override(what)
         } else {
             Error::input(b.path_str(), b.get(key).map(|p| p.line).unwrap_or(b.line), what)
