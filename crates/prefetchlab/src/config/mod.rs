@@ -1421,7 +1421,7 @@ impl Config {
                 ));
             }
         }
-        if self.disk.queue_depth > MAX_QUEUE_DEPTH {
+        if !in_own_range("disk.queue_depth", self.disk.queue_depth) {
             return Err(Error::config(
                 "disk.queue_depth",
                 format!(
@@ -1656,7 +1656,7 @@ impl Config {
             Layout::Raid6 => (4, MAX_DISKS),
             Layout::Raid10 => (2, MAX_DISKS),
         };
-        if a.disks < min || a.disks > max {
+        if a.disks < min || a.disks > max || !in_own_range("array.disks", a.disks) {
             let layout = serde_json::to_string(&a.layout).unwrap_or_default();
             return Err(Error::config(
                 "array.disks",
@@ -2049,7 +2049,7 @@ impl Config {
     fn check_workload(&self) -> Result<()> {
         let w = &self.workload;
         self.check_trace()?;
-        if w.streams == 0 || w.streams > MAX_STREAMS {
+        if !in_own_range("workload.streams", w.streams) {
             return Err(Error::config(
                 "workload.streams",
                 format!("must be 1 to {MAX_STREAMS}, got {}", w.streams),
@@ -2207,7 +2207,7 @@ impl Config {
             crate::trace::Format::from_name(&w.format)?;
         }
         crate::trace::ReadOptions::with_blk_event(&w.blk_event)?;
-        if w.fragments == 0 || w.fragments > MAX_STREAMS {
+        if !in_own_range("workload.fragments", w.fragments) {
             return Err(Error::config(
                 "workload.fragments",
                 format!("must be 1 to {MAX_STREAMS}, got {}", w.fragments),
@@ -2233,6 +2233,24 @@ impl Config {
         }
         Ok(())
     }
+}
+
+/// The whole-number keys with a range of their own, narrower than their
+/// type's: validation holds a value to it ([`in_own_range`]; the least disks
+/// also depend on the layout, 1 being RAID-0's), and a value of the wrong kind
+/// is told it, not the type's 0 to 4294967295. One list, so that the two
+/// cannot tell a key different ranges.
+pub const OWN_RANGES: [(&str, u32, u32); 4] = [
+    ("array.disks", 1, MAX_DISKS),
+    ("workload.streams", 1, MAX_STREAMS),
+    ("workload.fragments", 1, MAX_STREAMS),
+    ("disk.queue_depth", 0, MAX_QUEUE_DEPTH),
+];
+
+/// Whether `value` is within `key`'s own range (a key of [`OWN_RANGES`]).
+fn in_own_range(key: &str, value: u32) -> bool {
+    let (_, least, most) = OWN_RANGES.iter().find(|(k, ..)| *k == key).expect("a key of OWN_RANGES");
+    (*least..=*most).contains(&value)
 }
 
 /// Most blocks of the array cache: its slots are 32-bit indices.
@@ -2373,15 +2391,9 @@ fn type_error(tree: &toml::Value, e: serde_path_to_error::Error<toml::de::Error>
     }
     let mut msg = plain_words(&msg);
     // a count with a range of its own: say that range, not the type's
-    let own = match key.as_str() {
-        "array.disks" => Some(format!("1 to {MAX_DISKS}")),
-        "workload.streams" | "workload.fragments" => Some(format!("1 to {MAX_STREAMS}")),
-        "disk.queue_depth" => Some(format!("0 to {MAX_QUEUE_DEPTH}")),
-        _ => None,
-    };
-    if let Some(range) = own {
+    if let Some((_, least, most)) = OWN_RANGES.iter().find(|(k, ..)| *k == key) {
         for typed in [format!("a whole number from 0 to {}, got", u32::MAX), "a whole number, got".into()] {
-            msg = msg.replacen(&typed, &format!("a whole number from {range}, got"), 1);
+            msg = msg.replacen(&typed, &format!("a whole number from {least} to {most}, got"), 1);
         }
     }
     // `--set disk.overrides.Read hit over. after read=0.2`: the dots split the name
@@ -3053,6 +3065,31 @@ mod tests {
         // a timed run caches pages
         assert!(refused("", &["array_cache.size=1MiB", "array_cache.block=8KiB"], "array_cache.block")
             .contains("4KiB"));
+    }
+
+    /// Each key of OWN_RANGES: validation takes its least and most and refuses
+    /// one past either, and a value of the wrong kind is told the same range.
+    #[test]
+    fn own_ranges_are_the_ones_validation_holds() {
+        for (key, least, most) in OWN_RANGES {
+            // RAID-0, whose least is the range's 1; a trace replay, which reads fragments
+            let base = "[array]\nlayout='raid0'\n[workload]\nkind='trace'\npath='t.csv'";
+            let ok = |v: i64| Config::from_toml(base, &[format!("{key}={v}")]);
+            ok(least as i64).unwrap_or_else(|e| panic!("{key}={least}: {e}"));
+            ok(most as i64).unwrap_or_else(|e| panic!("{key}={most}: {e}"));
+            for past in [least as i64 - 1, most as i64 + 1] {
+                let e = ok(past).unwrap_err().to_string();
+                assert!(
+                    e.contains(&format!("`{key}`")) && e.contains(&most.to_string()),
+                    "{key}={past}: {e}"
+                );
+            }
+            let e = refused("", &[&format!("{key}=\"8\"")], key);
+            assert!(
+                e.contains(&format!("expected a whole number from {least} to {most}, got the string")),
+                "{e}"
+            );
+        }
     }
 
     #[test]
