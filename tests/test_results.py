@@ -201,6 +201,15 @@ def test_export_parquet_and_show(tmp_path: Path) -> None:
     by_name = cli("results", "show", "demo-like", "--db", tmp_path / "results.duckdb")
     assert by_name.returncode == 0, by_name.stderr
     assert by_name.stdout.splitlines()[0].split()[:5] == header[:5]
+    # with their units, in the order of the values (not of the run ids)
+    body = [line.split() for line in by_name.stdout.splitlines()[2:-1]]
+    assert len(body) == 32 and all(r[3] in ("KiB", "MiB") and r[5] in ("KiB", "MiB") for r in body), body[0]
+
+    def size(n: str, unit: str) -> int:
+        return int(n) << 10 * ("KMG".index(unit[0]) + 1)
+
+    points = [(int(r[1]), size(r[2], r[3]), size(r[4], r[5]), int(r[6])) for r in body]
+    assert points == sorted(points) and len(set(points)) == 32
     missing = cli("results", "show", "nothing", "--db", tmp_path / "results.duckdb")
     assert missing.returncode == 2 and "no stored runs of experiment `nothing`" in missing.stderr
 
@@ -227,3 +236,26 @@ def test_the_documented_example_loads(tmp_path: Path) -> None:
     assert [f.name for f in exp.figures] == ["bandwidth"]
     assert [c.reference_kind for c in exp.claims] == ["paper", "expected"]
     assert exp.claims[1].source and exp.claims[1].paper is None
+
+
+def test_a_stored_value_is_shown_with_its_unit() -> None:
+    from prefetchlab._engine import key_units
+    from prefetchlab.experiments_cli import _stored_value
+
+    units = key_units()
+    shown = {
+        ("host.memory", 2 << 30): "2 GiB",
+        ("array.strip", 262144): "256 KiB",
+        ("ssd.capacity", 80_000_000_000): "80 GB",
+        ("workload.file_size", 4097): "4097 B",
+        ("workload.rate", 500_000): "0.5 MB/s",
+        ("run.duration", 60_000_000_000): "60 s",
+        ("workload.think_time", 30_000_000): "30 ms",
+        ("sara.threshold", 32.0): "32",
+        ("sara.threshold", 2.5): "2.5",
+        ("workload.streams", 512): "512",
+        ("readahead.policy", "sara-basic"): "sara-basic",
+        ("sara.factor", None): "",
+    }
+    for (key, value), words in shown.items():
+        assert _stored_value(value, units.get(key)) == words, (key, value)

@@ -179,6 +179,7 @@ def _show_rows(exp: Experiment | None, rows: list[dict[str, Any]]) -> tuple[list
         rows = sorted((r for r in rows if r["run_id"] in by_id), key=lambda r: order[r["run_id"]])
         labels = [[str(by_id[r["run_id"]].point[k]) for k in keys] for r in rows]
     else:
+        from prefetchlab._engine import key_units
         from prefetchlab.experiment import flatten
 
         flats = [flatten(json.loads(r["config"])) for r in rows]
@@ -188,13 +189,63 @@ def _show_rows(exp: Experiment | None, rows: list[dict[str, Any]]) -> tuple[list
                 seen.setdefault(k, set()).add(json.dumps(v))
         keys = sorted(k for k, values in seen.items() if len(values) > 1 or any(k not in f for f in flats))
         metrics = list(DEFAULT_SHOWN)
-        labels = [[str(f.get(k)) for k in keys] for f in flats]
+        units = key_units()
+        # in the order of the values that vary, the first key first (numbers as numbers)
+        by_values = sorted(range(len(rows)), key=lambda i: [_sort_key(flats[i].get(k)) for k in keys])
+        rows, flats = [rows[i] for i in by_values], [flats[i] for i in by_values]
+        labels = [[_stored_value(f.get(k), units.get(k)) for k in keys] for f in flats]
     headers = ["run_id", *keys, *metrics, "wall_s"]
     body = [
         [r["run_id"], *lab, *(_num(r.get(m)) for m in metrics), _num(r.get("wall_s"))]
         for r, lab in zip(rows, labels, strict=True)
     ]
     return headers, body
+
+
+def _sort_key(v: Any) -> tuple[int, float, str]:
+    """Numbers before words, numbers by value; a key the run does not have last."""
+    if v is None:
+        return (2, 0.0, "")
+    if isinstance(v, int | float) and not isinstance(v, bool):
+        return (0, float(v), "")
+    return (1, 0.0, json.dumps(v))
+
+
+def _stored_value(v: Any, unit: str | None) -> str:
+    """A value of a stored (resolved) configuration with its unit, as a file would give it:
+    ``256 KiB``, ``250 MB/s``, ``60 s``; a whole float as a whole number; nothing for a key
+    the run does not have."""
+    from prefetchlab._table import fmt_duration_ns
+
+    if v is None:
+        return ""
+    if isinstance(v, int) and not isinstance(v, bool) and unit is not None:
+        if unit == "ns":
+            return fmt_duration_ns(v)
+        if unit == "B/s":
+            return f"{v / 1e6:g} MB/s"
+        return _size(v)
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v))
+    return v if isinstance(v, str) else json.dumps(v)
+
+
+def _size(n: int) -> str:
+    """Bytes in the largest unit they are a whole number of, binary or decimal, binary on a
+    tie (``256 KiB``, ``80 GB``, ``4097 B``)."""
+    best = (0, f"{n} B")
+    for base, names in (
+        (1024, ("KiB", "MiB", "GiB", "TiB", "PiB", "EiB")),
+        (1000, ("kB", "MB", "GB", "TB", "PB", "EB")),
+    ):
+        value = n
+        for power, name in enumerate(names, 1):
+            if value == 0 or value % base:
+                break
+            value //= base
+            if power > best[0]:
+                best = (power, f"{value} {name}")
+    return best[1]
 
 
 def _num(v: Any) -> str:

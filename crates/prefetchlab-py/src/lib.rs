@@ -343,6 +343,21 @@ fn computed_keys() -> Vec<&'static str> {
     prefetchlab::config::COMPUTED_KEYS.to_vec()
 }
 
+/// The unit of each key that holds a size, a rate or a duration as a plain
+/// integer in a resolved configuration: `{"host.memory": "B", "workload.rate":
+/// "B/s", "run.duration": "ns", …}`.
+#[pyfunction]
+fn key_units<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+    use prefetchlab::config::{DURATION_KEYS, RATE_KEYS, SIZE_KEYS};
+    let d = PyDict::new(py);
+    for (keys, unit) in [(SIZE_KEYS, "B"), (RATE_KEYS, "B/s"), (DURATION_KEYS, "ns")] {
+        for key in keys {
+            d.set_item(key, unit)?;
+        }
+    }
+    Ok(d)
+}
+
 /// What a built-in drive preset is: `{"name", "kind", "description",
 /// "departures"}` (kind `disksim` or `datasheet`), or None.
 #[pyfunction]
@@ -538,6 +553,7 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(trace_convert, m)?)?;
     m.add_function(wrap_pyfunction!(trace_formats, m)?)?;
     m.add_function(wrap_pyfunction!(computed_keys, m)?)?;
+    m.add_function(wrap_pyfunction!(key_units, m)?)?;
     m.add_function(wrap_pyfunction!(parse_size, m)?)?;
     m.add_function(wrap_pyfunction!(ipods_plan, m)?)?;
     m.add_function(wrap_pyfunction!(ipods_timeline, m)?)?;

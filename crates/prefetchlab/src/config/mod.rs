@@ -656,6 +656,53 @@ pub const MAX_SARA_STRIP_KB: u64 = 1 << 20;
 pub const COMPUTED_KEYS: &[&str] =
     &["readahead.max", "sara.factor", "sara.strip_kb", "array_cache.g", "workload.log_append"];
 
+/// The keys that hold a size in bytes: a resolved configuration (what the
+/// results database stores) has them as plain integers, and a tool showing
+/// one says its unit from here. Keys inside lists of tables
+/// (`topology.clients`, `topology.nodes`) are not listed. The test
+/// `unit_keys_are_every_size_and_duration` holds these lists to the types.
+pub const SIZE_KEYS: &[&str] = &[
+    "array.strip",
+    "array_cache.block",
+    "array_cache.lsp.gap",
+    "array_cache.lsp.hole",
+    "array_cache.size",
+    "block.max_request",
+    "fs.aging.file_size",
+    "fs.aging.volume",
+    "fs.extent_gap",
+    "fs.file_gap",
+    "host.memory",
+    "readahead.max",
+    "ssd.capacity",
+    "topology.block",
+    "workload.file_size",
+    "workload.log_append",
+    "workload.record",
+];
+
+/// The keys that hold a rate in bytes per second (given as a size: `250MB`
+/// is 250 MB/s).
+pub const RATE_KEYS: &[&str] = &[
+    "array_cache.asp.transfer_rate",
+    "ssd.read_bandwidth",
+    "ssd.write_bandwidth",
+    "topology.network.bandwidth",
+    "workload.rate",
+];
+
+/// The keys that hold a duration in nanoseconds.
+pub const DURATION_KEYS: &[&str] = &[
+    "array_cache.asp.positioning",
+    "informed.t_cpu",
+    "informed.t_disk",
+    "run.duration",
+    "ssd.read_latency",
+    "ssd.write_latency",
+    "topology.network.latency",
+    "workload.think_time",
+];
+
 /// `[sara]`: SARA (`readahead.policy = "sara-basic" | "sara-extended"`,
 /// algorithms.md §4, decisions.md #4), named after \[IEICE13\]'s sysfs knobs.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -3065,6 +3112,47 @@ mod tests {
         // a timed run caches pages
         assert!(refused("", &["array_cache.size=1MiB", "array_cache.block=8KiB"], "array_cache.block")
             .contains("4KiB"));
+    }
+
+    /// SIZE_KEYS and RATE_KEYS are the keys that take a size (`"4KiB"`),
+    /// DURATION_KEYS those that take a duration (`"4ms"`): each whole-number
+    /// key of the defaults (and the computed keys) is tried with both.
+    #[test]
+    fn unit_keys_are_every_size_and_duration() {
+        fn leaves(v: &toml::Value, prefix: &str, out: &mut Vec<String>) {
+            if let toml::Value::Table(t) = v {
+                for (k, x) in t {
+                    leaves(x, &format!("{prefix}{k}."), out);
+                }
+            } else if v.is_integer() {
+                out.push(prefix.trim_end_matches('.').to_string());
+            }
+        }
+        let defaults = toml::Value::try_from(Config::default()).unwrap();
+        let mut keys = Vec::new();
+        leaves(&defaults, "", &mut keys);
+        keys.extend(COMPUTED_KEYS.iter().map(|k| k.to_string()));
+        keys.sort();
+        keys.dedup();
+        let takes = |key: &str, text: &str| {
+            let mut tree = defaults.clone();
+            apply_set(&mut tree, &format!("{key}=\"{text}\"")).unwrap();
+            Config::deserialize(tree).is_ok()
+        };
+        let (mut sizes, mut durations) = (Vec::new(), Vec::new());
+        for key in &keys {
+            if takes(key, "4KiB") {
+                sizes.push(key.as_str());
+            }
+            if takes(key, "4ms") {
+                durations.push(key.as_str());
+            }
+        }
+        let mut listed: Vec<&str> = SIZE_KEYS.iter().chain(RATE_KEYS).copied().collect();
+        listed.sort();
+        assert_eq!(listed, sizes);
+        assert_eq!(DURATION_KEYS, durations);
+        assert!(sizes.len() > 15 && durations.len() > 5, "{sizes:?} {durations:?}");
     }
 
     /// Each key of OWN_RANGES: validation takes its least and most and refuses
