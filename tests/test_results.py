@@ -246,7 +246,8 @@ def test_a_stored_value_is_shown_with_its_unit() -> None:
     shown = {
         ("host.memory", 2 << 30): "2 GiB",
         ("array.strip", 262144): "256 KiB",
-        ("ssd.capacity", 80_000_000_000): "80 GB",
+        ("ssd.capacity", 80_000_000_000): "78125000 KiB",
+        ("host.memory", 1 << 50): "1024 TiB",
         ("workload.file_size", 4097): "4097 B",
         ("workload.rate", 500_000): "0.5 MB/s",
         ("run.duration", 60_000_000_000): "60 s",

@@ -213,9 +213,9 @@ def _sort_key(v: Any) -> tuple[int, float, str]:
 
 def _stored_value(v: Any, unit: str | None) -> str:
     """A value of a stored (resolved) configuration with its unit, as a file would give it:
-    ``256 KiB``, ``250 MB/s``, ``60 s``; a whole float as a whole number; nothing for a key
+    ``256 KiB``, ``78125000 KiB``, ``250 MB/s``, ``60 s``; a whole float as a whole number; nothing for a key
     the run does not have."""
-    from prefetchlab._table import fmt_duration_ns
+    from prefetchlab._table import fmt_bytes, fmt_duration_ns
 
     if v is None:
         return ""
@@ -224,28 +224,11 @@ def _stored_value(v: Any, unit: str | None) -> str:
             return fmt_duration_ns(v)
         if unit == "B/s":
             return f"{v / 1e6:g} MB/s"
-        return _size(v)
+        # binary units only: a configuration reads 80GB as 80 GiB
+        return fmt_bytes(v)
     if isinstance(v, float) and v.is_integer():
         return str(int(v))
     return v if isinstance(v, str) else json.dumps(v)
-
-
-def _size(n: int) -> str:
-    """Bytes in the largest unit they are a whole number of, binary or decimal, binary on a
-    tie (``256 KiB``, ``80 GB``, ``4097 B``)."""
-    best = (0, f"{n} B")
-    for base, names in (
-        (1024, ("KiB", "MiB", "GiB", "TiB", "PiB", "EiB")),
-        (1000, ("kB", "MB", "GB", "TB", "PB", "EB")),
-    ):
-        value = n
-        for power, name in enumerate(names, 1):
-            if value == 0 or value % base:
-                break
-            value //= base
-            if power > best[0]:
-                best = (power, f"{value} {name}")
-    return best[1]
 
 
 def _num(v: Any) -> str:

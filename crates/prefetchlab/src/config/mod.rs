@@ -681,8 +681,8 @@ pub const SIZE_KEYS: &[&str] = &[
     "workload.record",
 ];
 
-/// The keys that hold a rate in bytes per second (given as a size: `250MB`
-/// is 250 MB/s).
+/// The keys that hold a rate in bytes per second (written as a size, in
+/// bytes or with a unit: `250000000` is 250 MB/s).
 pub const RATE_KEYS: &[&str] = &[
     "array_cache.asp.transfer_rate",
     "ssd.read_bandwidth",
