@@ -13,7 +13,12 @@ use std::collections::BTreeSet;
 /// metadata of the last page of each prefetched set"). Every block of a set
 /// leads to it ([`SetIndex::holding`]), as every page of AMP's sets links to
 /// its set's last page; a set is forgotten when its last block leaves the
-/// cache. Sets are disjoint: a set is read where nothing is cached.
+/// cache. A set is read where nothing is cached but for one case: a
+/// synchronous read over what is left of a late set ([`read_with_demand`])
+/// holds that set's last block, which keeps its own set, as each of AMP's
+/// pages keeps its link; [`SetIndex::holding`] then gives the older set for
+/// the new set's blocks up to that block (AMP follows the older set's chain
+/// to the stream's newest set, the new one, for its `p` and `g`).
 #[derive(Debug, Clone)]
 pub struct SetIndex<M> {
     /// By last block: the first block and what the set carries (every
@@ -32,7 +37,8 @@ impl<M> Default for SetIndex<M> {
 impl<M> SetIndex<M> {
     /// Records the set `[first, last]`.
     pub fn insert(&mut self, first: u64, last: u64, meta: M) {
-        if self.by_last.insert(last, (first.min(last), meta)).is_none() {
+        let first = first.min(last);
+        if self.by_last.insert(last, (first, meta)).is_none() {
             self.lasts.insert(last);
         }
     }
@@ -80,16 +86,20 @@ impl<M> SetIndex<M> {
     }
 }
 
-/// On a miss: reads the demand's missing blocks and up to `p` blocks after
-/// the request, as one read (`[first_miss, end + p)`, §2 "synchronous
-/// prefetch"), stopping at the first cached block after the request: a set
-/// is the run of blocks one read brings in, never a stretch of another
-/// set. Returns the set's last block, or `None` when nothing past the
-/// request could be read (a cached block next, the array's end, or no
-/// room). The set is `[first_miss, last]`.
+/// On a miss: reads the demand's missing blocks and the `p` blocks after
+/// the request, as one read (`[first_miss, end + p)`: §2 "on a sequential
+/// miss at `b`, read `b … b+p` in one request", §7.2 "synchronously read `x
+/// …` plus p pages"). Blocks of the range already cached stay as they are
+/// (the read passes over them): where a late set left its last block behind
+/// (its lower blocks evicted unread, the last kept by its second chance) the
+/// read goes on past it, as the specification reads, rather than stopping
+/// there and leaving a set of the evicted gap alone. Returns the set's last
+/// block, the last cached block of `[end, end + p)`, or `None` when there
+/// was nothing to read there (`p` of 0, every block cached) or nothing
+/// could be (the array's end, no room). The set is `[first_miss, last]`.
 pub fn read_with_demand(ctx: &mut dyn BlockContext, a: &BlockAccess, p: u64) -> Option<u64> {
-    let stop = absent_until(ctx, a.end(), a.end().saturating_add(p));
-    if stop == a.end() {
+    let stop = a.end().saturating_add(p);
+    if (a.end()..stop).all(|b| ctx.is_cached(b)) {
         return None;
     }
     ctx.prefetch(a.first_miss, stop - a.first_miss);
@@ -273,9 +283,16 @@ mod tests {
         assert_eq!(read_ahead(&mut c, 20, 4), Some((21, 22)), "a set stops at a cached block");
         let a = c.demand(0, 24, 2);
         assert_eq!(read_with_demand(&mut c, &a, 4), Some(29));
+        // what a late set leaves: its last block, cached right after the request
         c.cached.insert(32);
         let a = c.demand(0, 30, 2);
-        assert_eq!(read_with_demand(&mut c, &a, 4), None, "a cached block right after the request");
+        assert_eq!(read_with_demand(&mut c, &a, 4), Some(35), "the read goes on past a cached block");
+        assert_eq!(c.reads.last(), Some(&(33, 3)), "and leaves it as it is");
+        let a = c.demand(0, 36, 2);
+        c.cached.extend(38..42);
+        assert_eq!(read_with_demand(&mut c, &a, 4), None, "every block after the request is cached");
+        let a = c.demand(0, 50, 2);
+        assert_eq!(read_with_demand(&mut c, &a, 0), None, "p = 0");
         c.cached.clear();
         c.capacity = 22;
         assert_eq!(read_ahead(&mut c, 20, 4), Some((21, 21)), "clipped at the array's end");
@@ -295,6 +312,13 @@ mod tests {
         assert_eq!((s.holding(25), s.get(29)), (Some(29), Some(&'b')));
         s.remove(15);
         assert_eq!(s.holding(12), None, "a set is forgotten with its last block");
+        // a set read over the last block of an older one: that block keeps its set
+        s.insert(26, 33, 'c');
+        assert_eq!(
+            (s.get(29), s.holding(20), s.holding(30), s.get(33)),
+            (Some(&'b'), Some(29), Some(33), Some(&'c'))
+        );
+        assert_eq!(s.holding(27), Some(29), "up to the older set's last block, the older set");
     }
 
     #[test]
