@@ -8,7 +8,7 @@
 //! its latest set (no per-stream table): a sequential miss on `x` continues
 //! the set holding `x − 1`.
 
-use super::sets::{degree_histogram, read_with_demand, SetIndex};
+use super::sets::{degree_histogram, read_set_with_demand, SetIndex};
 use super::{BlockAccess, BlockContext, BlockPrefetch};
 
 /// How the degree grows per sequential miss.
@@ -28,11 +28,20 @@ pub struct AdaptiveSync {
     sets: SetIndex<u64>,
     sync_reads: u64,
     reached_max: u64,
+    /// Reused: the blocks a read brought in.
+    brought: Vec<u64>,
 }
 
 impl AdaptiveSync {
     pub fn new(growth: Growth, max_degree: u64) -> AdaptiveSync {
-        AdaptiveSync { growth, max_degree, sets: SetIndex::default(), sync_reads: 0, reached_max: 0 }
+        AdaptiveSync {
+            growth,
+            max_degree,
+            sets: SetIndex::default(),
+            sync_reads: 0,
+            reached_max: 0,
+            brought: Vec::new(),
+        }
     }
 }
 
@@ -53,7 +62,7 @@ impl BlockPrefetch for AdaptiveSync {
         .min(self.max_degree);
         self.reached_max += (p == self.max_degree) as u64;
         self.sync_reads += 1;
-        if let Some(last) = read_with_demand(ctx, &a, p) {
+        if let Some(last) = read_set_with_demand(ctx, &a, p, &mut self.brought) {
             self.sets.insert(a.first_miss, last, p);
         }
     }

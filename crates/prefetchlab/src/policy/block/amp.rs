@@ -33,7 +33,7 @@
 //! records the later one's last block, and the changes go to the end of
 //! that chain.
 
-use super::sets::{degree_histogram, read_ahead, read_with_demand, SetIndex};
+use super::sets::{degree_histogram, read_ahead, read_set_with_demand, SetIndex};
 use super::{BlockAccess, BlockContext, BlockPrefetch};
 use crate::config::SecondChance;
 use rustc_hash::FxHashMap;
@@ -76,6 +76,8 @@ pub struct Amp {
     /// Tagged block → the last block of its set.
     triggers: FxHashMap<u64, u64>,
     n: Counters,
+    /// Reused: the blocks a synchronous read brought in.
+    brought: Vec<u64>,
 }
 
 impl Amp {
@@ -87,6 +89,7 @@ impl Amp {
             sets: SetIndex::default(),
             triggers: FxHashMap::default(),
             n: Counters::default(),
+            brought: Vec::new(),
         }
     }
 
@@ -103,7 +106,8 @@ impl Amp {
 
     /// Records a set just read, `[first, last]`, with the stream's `p` and
     /// `g`: tags its trigger when asynchronous prefetching is on, gives its
-    /// last block a second chance, and links the set it continues.
+    /// last block a second chance (under `"any"`, every block it read: the
+    /// caller's), and links the set it continues.
     fn new_set(
         &mut self,
         ctx: &mut dyn BlockContext,
@@ -124,9 +128,8 @@ impl Amp {
             ctx.set_tag(trigger);
             self.triggers.insert(trigger, last);
         }
-        match self.second_chance {
-            SecondChance::Last => ctx.give_second_chance(last),
-            SecondChance::Any => (first..=last).for_each(|b| ctx.give_second_chance(b)),
+        if self.second_chance == SecondChance::Last {
+            ctx.give_second_chance(last);
         }
     }
 }
@@ -142,6 +145,9 @@ impl BlockPrefetch for Amp {
                         self.n.async_reads += 1;
                         if let Some(set) = read_ahead(ctx, last, m.p as u64) {
                             self.new_set(ctx, set, m.p, m.g, Some(last));
+                            if self.second_chance == SecondChance::Any {
+                                (set.0..=set.1).for_each(|b| ctx.give_second_chance(b));
+                            }
                         }
                     }
                 }
@@ -172,8 +178,14 @@ impl BlockPrefetch for Amp {
                 None => (readsize.min(self.max_degree).max(1), self.apt / 2, None),
             };
             self.n.sync_reads += 1;
-            if let Some(last) = read_with_demand(ctx, &a, p as u64) {
+            if let Some(last) = read_set_with_demand(ctx, &a, p as u64, &mut self.brought) {
                 self.new_set(ctx, (a.first_miss, last), p, g, continues);
+                if self.second_chance == SecondChance::Any {
+                    // the blocks it read: the demand's and those brought in, not
+                    // the cached ones it passed over (each had its own chance)
+                    (a.first_miss..a.end()).for_each(|b| ctx.give_second_chance(b));
+                    self.brought.iter().for_each(|&b| ctx.give_second_chance(b));
+                }
             }
         }
     }
@@ -255,6 +267,23 @@ mod tests {
     fn read(amp: &mut Amp, c: &mut Cache, block: u64) {
         let a = c.demand(0, block, 2);
         amp.on_access(c, a);
+    }
+
+    /// A synchronous read over the rest of a late set whose last block ends
+    /// the range: the new set ends at the last block it read, the late set
+    /// keeps its own, and the chain stays a chain (review case).
+    #[test]
+    fn a_read_over_a_late_sets_last_block_leaves_that_set_its_own() {
+        let mut amp = Amp::new(4, 256, SecondChance::Last);
+        let mut c = Cache::new();
+        c.cached.extend([26, 27, 33]);
+        amp.sets.insert(26, 33, SetMeta { p: 4, g: 2, old: true, next: NO_SET });
+        read(&mut amp, &mut c, 28); // x − 1 = 27 cached: sequential, p 4 from the set [26, 33]
+        assert_eq!(c.reads.last(), Some(&(30, 3)), "30..=32 read, 33 passed over");
+        let late = *amp.sets.get(33).expect("the late set stays");
+        assert_eq!((late.old, late.next), (true, 32));
+        assert_eq!(amp.newest(33), 32);
+        assert_eq!(amp.sets.get(32).map(|m| m.p), Some(4));
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //! block is tagged (the *trigger*, `g = 0` is the last block itself), and a
 //! read of a trigger reads the next `p` blocks, before any miss.
 
-use super::sets::{read_ahead, read_with_demand};
+use super::sets::{read_ahead, read_set_with_demand};
 use super::{BlockAccess, BlockContext, BlockPrefetch};
 
 /// FA_p/g (`g < p`, checked by the configuration).
@@ -13,12 +13,14 @@ pub struct FixedAsync {
     g: u64,
     sync_reads: u64,
     async_reads: u64,
+    /// Reused: the blocks a synchronous read brought in.
+    brought: Vec<u64>,
 }
 
 impl FixedAsync {
     pub fn new(p: u64, g: u64) -> FixedAsync {
         debug_assert!(g < p);
-        FixedAsync { p, g, sync_reads: 0, async_reads: 0 }
+        FixedAsync { p, g, sync_reads: 0, async_reads: 0, brought: Vec::new() }
     }
 
     /// Tags the trigger of the set ending at `last`.
@@ -41,7 +43,7 @@ impl BlockPrefetch for FixedAsync {
         }
         if !a.hit && a.sequential {
             self.sync_reads += 1;
-            if let Some(last) = read_with_demand(ctx, &a, self.p) {
+            if let Some(last) = read_set_with_demand(ctx, &a, self.p, &mut self.brought) {
                 self.tag(ctx, last);
             }
         }

@@ -13,12 +13,15 @@ use std::collections::BTreeSet;
 /// metadata of the last page of each prefetched set"). Every block of a set
 /// leads to it ([`SetIndex::holding`]), as every page of AMP's sets links to
 /// its set's last page; a set is forgotten when its last block leaves the
-/// cache. A set is read where nothing is cached but for one case: a
-/// synchronous read over what is left of a late set ([`read_with_demand`])
-/// holds that set's last block, which keeps its own set, as each of AMP's
-/// pages keeps its link; [`SetIndex::holding`] then gives the older set for
-/// the new set's blocks up to that block (AMP follows the older set's chain
-/// to the stream's newest set, the new one, for its `p` and `g`).
+/// cache. A synchronous read passes over the cached blocks in its range
+/// ([`read_set_with_demand`]: what is left of a late set, its last block
+/// kept by its second chance): those keep their own sets, as each of AMP's
+/// pages keeps its link, so sets may overlap. [`SetIndex::holding`] gives the
+/// set with the nearest last block at or after a block that starts at or
+/// before it: for the newer set's blocks up to an older set's last block,
+/// that older set (AMP follows its chain to the stream's newest set, the
+/// newer one, for `p` and `g`); for an older set's blocks before a newer set
+/// nested in it, none.
 #[derive(Debug, Clone)]
 pub struct SetIndex<M> {
     /// By last block: the first block and what the set carries (every
@@ -93,17 +96,27 @@ impl<M> SetIndex<M> {
 /// (the read passes over them): where a late set left its last block behind
 /// (its lower blocks evicted unread, the last kept by its second chance) the
 /// read goes on past it, as the specification reads, rather than stopping
-/// there and leaving a set of the evicted gap alone. Returns the set's last
-/// block, the last cached block of `[end, end + p)`, or `None` when there
-/// was nothing to read there (`p` of 0, every block cached) or nothing
-/// could be (the array's end, no room). The set is `[first_miss, last]`.
-pub fn read_with_demand(ctx: &mut dyn BlockContext, a: &BlockAccess, p: u64) -> Option<u64> {
-    let stop = a.end().saturating_add(p);
-    if (a.end()..stop).all(|b| ctx.is_cached(b)) {
-        return None;
-    }
-    ctx.prefetch(a.first_miss, stop - a.first_miss);
-    last_cached(ctx, a.end(), stop)
+/// there and leaving a set of the evicted gap alone. Returns the blocks
+/// brought in.
+pub fn read_with_demand(ctx: &mut dyn BlockContext, a: &BlockAccess, p: u64) -> u64 {
+    ctx.prefetch(a.first_miss, a.end().saturating_add(p) - a.first_miss)
+}
+
+/// [`read_with_demand`] for the schemes that keep sets: `brought` gets the
+/// blocks the read brought in past the request, in block order, and the last
+/// of them is returned, the set's last block (`None` when the read brought
+/// none in: every block cached, `p` of 0, the array's end, no room). The set
+/// is `[first_miss, last]`; the blocks it passed over keep their own sets.
+pub fn read_set_with_demand(
+    ctx: &mut dyn BlockContext,
+    a: &BlockAccess,
+    p: u64,
+    brought: &mut Vec<u64>,
+) -> Option<u64> {
+    brought.clear();
+    ctx.prefetch_noting(a.first_miss, a.end().saturating_add(p) - a.first_miss, brought);
+    brought.retain(|&b| b >= a.end());
+    brought.last().copied()
 }
 
 /// Reads the next set of a stream whose current set ends at `last`: up to
@@ -275,24 +288,40 @@ mod tests {
         let mut c = Cache::new();
         c.cached.insert(9);
         let a = c.demand(0, 10, 2);
-        assert_eq!(read_with_demand(&mut c, &a, 4), Some(15));
+        let mut brought = Vec::new();
+        assert_eq!(read_set_with_demand(&mut c, &a, 4, &mut brought), Some(15));
         assert_eq!(c.reads, vec![(12, 4)], "the demand blocks were read by the demand");
         c.cached.insert(16);
         assert_eq!(read_ahead(&mut c, 15, 4), Some((17, 20)), "16 is cached: the set is 17..=20");
         c.cached.insert(23);
         assert_eq!(read_ahead(&mut c, 20, 4), Some((21, 22)), "a set stops at a cached block");
         let a = c.demand(0, 24, 2);
-        assert_eq!(read_with_demand(&mut c, &a, 4), Some(29));
+        assert_eq!(read_set_with_demand(&mut c, &a, 4, &mut brought), Some(29));
         // what a late set leaves: its last block, cached right after the request
         c.cached.insert(32);
         let a = c.demand(0, 30, 2);
-        assert_eq!(read_with_demand(&mut c, &a, 4), Some(35), "the read goes on past a cached block");
-        assert_eq!(c.reads.last(), Some(&(33, 3)), "and leaves it as it is");
+        assert_eq!(read_set_with_demand(&mut c, &a, 4, &mut brought), Some(35), "the read goes on past it");
+        assert_eq!(
+            (c.reads.last(), &brought[..]),
+            (Some(&(33, 3)), &[33, 34, 35][..]),
+            "and leaves it as it is"
+        );
+        // the range's last block cached before: the set ends at the last block read
+        c.cached.insert(41);
         let a = c.demand(0, 36, 2);
-        c.cached.extend(38..42);
-        assert_eq!(read_with_demand(&mut c, &a, 4), None, "every block after the request is cached");
-        let a = c.demand(0, 50, 2);
-        assert_eq!(read_with_demand(&mut c, &a, 0), None, "p = 0");
+        assert_eq!(read_set_with_demand(&mut c, &a, 4, &mut brought), Some(40));
+        let a = c.demand(0, 44, 2);
+        c.cached.extend(46..50);
+        assert_eq!(read_set_with_demand(&mut c, &a, 4, &mut brought), None, "every block after it cached");
+        let a = c.demand(0, 52, 2);
+        assert_eq!(read_set_with_demand(&mut c, &a, 0, &mut brought), None, "p = 0");
+        let a = c.demand(0, 56, 2);
+        assert_eq!(read_with_demand(&mut c, &a, 1), 1, "FS and OBL: the blocks brought in");
+        // clipped at the array's end, the blocks before it cached: nothing read
+        c.capacity = 62;
+        c.cached.extend(60..62);
+        let a = c.demand(0, 58, 2);
+        assert_eq!(read_set_with_demand(&mut c, &a, 8, &mut brought), None);
         c.cached.clear();
         c.capacity = 22;
         assert_eq!(read_ahead(&mut c, 20, 4), Some((21, 21)), "clipped at the array's end");
