@@ -357,7 +357,10 @@ def _describe_config(config: dict[str, Any]) -> str:
         workload += f"; files fragmented (layout score {fs['layout_score']:g})"
     if fs.get("placement") == "mballoc":
         workload += "; files placed as ext4's mballoc places a file written back while open"
-    return f"{array}; {readahead}; {workload}; memory {fmt_bytes(config['host']['memory'])}"
+    memory = f"memory {fmt_bytes(config['host']['memory'])}"
+    if config["host"].get("readahead_alloc") == "fail":
+        memory += " (a readahead window ends where it finds no room)"
+    return f"{array}; {readahead}; {workload}; {memory}"
 
 
 def _describe_topology(config: dict[str, Any]) -> str:

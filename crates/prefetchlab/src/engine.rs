@@ -34,7 +34,9 @@ use crate::block::sched::{self, Pick};
 use crate::block::BlockLayer;
 use crate::cache::lru::NONE;
 use crate::cache::PageCache;
-use crate::config::{Config, DeviceKind, InformedPolicy, IoContext, Raid6WritePolicy, RunMode, WorkloadKind};
+use crate::config::{
+    Config, DeviceKind, InformedPolicy, IoContext, Raid6WritePolicy, ReadaheadAlloc, RunMode, WorkloadKind,
+};
 use crate::device::{hdd::Hdd, ssd::Ssd, AnyDevice, Device, DiskRequest};
 use crate::error::{Error, Result};
 use crate::fs::FileSystem;
@@ -47,6 +49,7 @@ use crate::policy::readahead::{
 use crate::sim::{EventQueue, Rng, TimeNs};
 use crate::units::{NS_PER_MS, NS_PER_S, PAGE_BYTES, SECTORS_PER_PAGE};
 use replay::TraceReplay;
+use std::collections::VecDeque;
 
 mod array_prefetch;
 mod array_readahead;
@@ -202,6 +205,20 @@ enum StreamState {
     Done,
 }
 
+/// The part of a readahead window not yet allocated, its reader asleep in
+/// the allocation (`host.readahead_alloc = "wait"`).
+#[derive(Debug, Clone, Copy)]
+struct RoomWait {
+    stream: u32,
+    file: u32,
+    /// The first page of the range still to read, and its end.
+    next_page: u64,
+    end_page: u64,
+    /// The pages the reader demanded (allocated over budget if need be).
+    demand: (u64, u64),
+    marker: Option<u64>,
+}
+
 struct Stream {
     gen: Generator,
     state: StreamState,
@@ -265,6 +282,14 @@ struct Engine {
     second_chances: Vec<u64>,
     /// Streams woken by completions, resumed after the event.
     woken: Vec<u32>,
+    /// Readers asleep in a readahead page allocation, in the order they fell
+    /// asleep (`host.readahead_alloc = "wait"`): the rest of each window.
+    room_waiters: VecDeque<RoomWait>,
+    /// A page-cache read completed since the readers asleep for room last
+    /// tried: pages may be evictable.
+    room_maybe: bool,
+    /// `host.readahead_alloc = "wait"`.
+    wait_for_room: bool,
     /// Reused buffers.
     extents: Vec<crate::array::Extent>,
     io_buf: Vec<u32>,
@@ -277,6 +302,8 @@ struct Engine {
     duration_ns: TimeNs,
     end_ns: TimeNs,
     readahead_windows: u64,
+    /// Readahead windows whose reader slept for room in the page cache.
+    room_waits: u64,
     block_requests: u64,
     request_splits: u64,
     cfg_json: String,
@@ -340,7 +367,8 @@ impl Engine {
         let fs = FileSystem::build(&cfg.fs, &file_pages, layout.capacity_blocks(), &mut fs_rng)?;
         let meta_blocks = fs.meta_blocks() as usize;
         let memory_pages = cfg.host.memory.pages();
-        let cache = PageCache::new(memory_pages, &file_pages);
+        let cache = PageCache::new(memory_pages, &file_pages)
+            .rotating(cfg.host.readahead_alloc == ReadaheadAlloc::Wait);
         let streams_n = gens.len();
         let scheds = sched::build_all(&cfg.disk, streams_n, disks as usize);
         let mut block = BlockLayer::new(&cfg.block, scheds);
@@ -401,6 +429,9 @@ impl Engine {
             held_fills: Vec::new(),
             second_chances: Vec::new(),
             woken: Vec::new(),
+            room_waiters: VecDeque::new(),
+            room_maybe: false,
+            wait_for_room: cfg.host.readahead_alloc == ReadaheadAlloc::Wait,
             extents: Vec::with_capacity(64),
             io_buf: Vec::with_capacity(64),
             io_stack: Vec::with_capacity(64),
@@ -411,6 +442,7 @@ impl Engine {
             duration_ns: cfg.run.duration.0,
             end_ns: 0,
             readahead_windows: 0,
+            room_waits: 0,
             block_requests: 0,
             request_splits: 0,
             cfg_json: cfg.to_json(),
@@ -486,6 +518,13 @@ impl Engine {
             }
             while let Some(s) = self.woken.pop() {
                 self.advance(s, policies);
+            }
+            if self.room_maybe {
+                self.room_maybe = false;
+                self.resume_room_waiters();
+                while let Some(s) = self.woken.pop() {
+                    self.advance(s, policies);
+                }
             }
         }
         self.end_ns = self.streams.iter().map(|s| s.finish_ns).max().unwrap_or(0).max(last_ns);
@@ -705,8 +744,36 @@ impl Engine {
         marker: Option<u64>,
     ) -> u64 {
         let end = (start + size).min(self.fs.file_pages(file));
+        let want =
+            RoomWait { stream: s, file, next_page: start, end_page: end, demand: (dstart, dend), marker };
+        let (mut issued, stopped) = self.read_range(want);
+        if let Some(p) = stopped.filter(|_| self.wait_for_room) {
+            // page_cache_alloc_cold waits in reclaim (host.readahead_alloc =
+            // "wait"): the reader sleeps, the rest of the window to come
+            issued += (p..end).filter(|&q| !self.cache.is_cached(file, q)).count() as u64;
+            self.room_waiters.push_back(RoomWait { next_page: p, ..want });
+            self.streams[s as usize].sleeping_parts += 1;
+            self.room_waits += 1;
+        }
+        let now = self.events.now_ns();
+        let mut row = IoRow::new(now, ev);
+        row.stream = s as i32;
+        row.file = file as i32;
+        row.page = start as i64;
+        row.pages = size as i64;
+        row.marker = marker.map_or(-1, |m| m as i64);
+        row.issued = issued as i64;
+        self.log(row);
+        issued
+    }
+
+    /// Allocates and sends the uncached pages of `w`'s range, one I/O per
+    /// physically contiguous run. Returns the pages issued and, when a page
+    /// found no room (not a demanded one: those go over budget), where the
+    /// read stopped.
+    fn read_range(&mut self, w: RoomWait) -> (u64, Option<u64>) {
+        let RoomWait { stream: s, file, next_page: mut p, end_page: end, demand: (dstart, dend), marker } = w;
         let mut issued = 0;
-        let mut p = start;
         while p < end {
             p += self.cache.presence_run(file, p, end, true);
             if p == end {
@@ -719,27 +786,38 @@ impl Engine {
             let got = self.cache.allocate_run(file, p, n, io, dstart..dend, marker);
             if got == 0 {
                 self.free_io(io);
-                break;
+                return (issued, Some(p));
             }
             self.ios[io as usize].blocks = got;
             issued += got;
             let dep = self.meta_dependency(file, p, s);
             self.submit_or_hold(io, dep);
             if got < n {
-                break; // no room left
+                return (issued, Some(p + got)); // no room left
             }
             p += n;
         }
-        let now = self.events.now_ns();
-        let mut row = IoRow::new(now, ev);
-        row.stream = s as i32;
-        row.file = file as i32;
-        row.page = start as i64;
-        row.pages = size as i64;
-        row.marker = marker.map_or(-1, |m| m as i64);
-        row.issued = issued as i64;
-        self.log(row);
-        issued
+        (issued, None)
+    }
+
+    /// Pages may be evictable: the readers asleep in a readahead allocation
+    /// go on allocating their windows, first asleep first, until one finds
+    /// no room again; a reader whose window is all allocated wakes.
+    fn resume_room_waiters(&mut self) {
+        while let Some(&w) = self.room_waiters.front() {
+            let (_, stopped) = self.read_range(w);
+            if let Some(p) = stopped {
+                self.room_waiters[0].next_page = p;
+                return;
+            }
+            self.room_waiters.pop_front();
+            let st = &mut self.streams[w.stream as usize];
+            st.sleeping_parts -= 1;
+            if st.sleeping_parts == 0 && st.state == StreamState::Sleeping {
+                st.state = StreamState::Reading;
+                self.woken.push(w.stream);
+            }
+        }
     }
 
     /// Makes sure the indirect blocks mapping `page` are cached or on their
@@ -1170,7 +1248,8 @@ impl Engine {
             let x = self.ios[io as usize];
             match x.kind {
                 IoKind::PageFill { file, first_page } => {
-                    self.cache.complete_run(file, first_page, x.blocks, io)
+                    self.cache.complete_run(file, first_page, x.blocks, io);
+                    self.room_maybe = !self.room_waiters.is_empty();
                 }
                 IoKind::Meta { id } => self.meta[id as usize] = META_CACHED,
                 IoKind::ArrayFill { prefetch } => {

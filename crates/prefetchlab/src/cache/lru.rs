@@ -74,6 +74,14 @@ pub struct LruSlots<W = ()> {
     capacity: u32,
     in_use: u32,
     peak_in_use: u32,
+    /// Slots that are uptodate and not pinned (what a victim may be).
+    evictable: u32,
+}
+
+/// A slot with these flags may be evicted: uptodate, not pinned.
+#[inline(always)]
+const fn is_evictable(flags: u8) -> bool {
+    flags & (flag::UPTODATE | flag::PINNED) == flag::UPTODATE
 }
 
 impl<W: Copy + Default> LruSlots<W> {
@@ -87,7 +95,7 @@ impl<W: Copy + Default> LruSlots<W> {
         let capacity = capacity.max(1);
         let mut slots = Vec::with_capacity(reserve as usize + 1);
         slots.push(Slot::new(0, NONE, 0));
-        LruSlots { slots, free: Vec::new(), capacity, in_use: 0, peak_in_use: 0 }
+        LruSlots { slots, free: Vec::new(), capacity, in_use: 0, peak_in_use: 0, evictable: 0 }
     }
 
     pub fn capacity(&self) -> u32 {
@@ -96,6 +104,18 @@ impl<W: Copy + Default> LruSlots<W> {
 
     pub fn in_use(&self) -> u32 {
         self.in_use
+    }
+
+    /// Slots that are uptodate and not pinned.
+    pub fn evictable(&self) -> u32 {
+        self.evictable
+    }
+
+    /// Sets slot `s`'s flags, keeping the count of evictable slots.
+    #[inline(always)]
+    fn set_flags(&mut self, s: u32, flags: u8) {
+        let old = std::mem::replace(&mut self.slots[s as usize].flags, flags);
+        self.evictable = self.evictable + is_evictable(flags) as u32 - is_evictable(old) as u32;
     }
 
     pub fn peak_in_use(&self) -> u32 {
@@ -124,12 +144,12 @@ impl<W: Copy + Default> LruSlots<W> {
 
     #[inline]
     pub fn set(&mut self, s: u32, f: u8) {
-        self.slots[s as usize].flags |= f;
+        self.set_flags(s, self.slots[s as usize].flags | f);
     }
 
     #[inline]
     pub fn clear(&mut self, s: u32, f: u8) {
-        self.slots[s as usize].flags &= !f;
+        self.set_flags(s, self.slots[s as usize].flags & !f);
     }
 
     /// The word of slot `s` (`W::default()` until set since the slot was taken).
@@ -182,6 +202,7 @@ impl<W: Copy + Default> LruSlots<W> {
         self.slots[s as usize] = Slot::new(key, io, flags);
         self.link_head(s);
         self.in_use += 1;
+        self.evictable += is_evictable(flags) as u32;
         self.peak_in_use = self.peak_in_use.max(self.in_use);
         s
     }
@@ -195,6 +216,7 @@ impl<W: Copy + Default> LruSlots<W> {
         self.unlink(victim);
         let old = std::mem::replace(&mut self.slots[victim as usize], Slot::new(key, io, flags));
         self.link_head(victim);
+        self.evictable = self.evictable + is_evictable(flags) as u32 - is_evictable(old.flags) as u32;
         Evicted {
             key: old.key,
             unused_prefetch: old.flags & (flag::PREFETCHED | flag::USED) == flag::PREFETCHED,
@@ -223,7 +245,7 @@ impl<W: Copy + Default> LruSlots<W> {
                 return None;
             }
             let slot = &slots[v as usize];
-            if slot.flags & (flag::UPTODATE | flag::PINNED) == flag::UPTODATE {
+            if is_evictable(slot.flags) {
                 break;
             }
             v = slot.prev;
@@ -236,12 +258,39 @@ impl<W: Copy + Default> LruSlots<W> {
         slots[v as usize] = Slot { next: head, ..Slot::new(key, io, flags) };
         slots[head as usize].prev = v;
         slots[SENTINEL as usize].next = v;
+        // the victim was evictable
+        self.evictable = self.evictable + is_evictable(flags) as u32 - 1;
         let ev = Evicted {
             key: old.key,
             unused_prefetch: old.flags & (flag::PREFETCHED | flag::USED) == flag::PREFETCHED,
             dirty: old.flags & flag::DIRTY != 0,
         };
         Some((v, old.prev, ev))
+    }
+
+    /// The least recently used slot that is uptodate and not pinned, moving
+    /// every slot passed over (in flight, or pinned by a waiting reader) to
+    /// the head, as 2.6.35's `shrink_page_list` puts back the pages it
+    /// cannot take; `None` after one round of the list.
+    pub fn victim_rotating(&mut self) -> Option<u32> {
+        if self.evictable == 0 {
+            return None; // nothing to find: no round of the list
+        }
+        let mut first_moved = NONE;
+        let mut s = self.tail();
+        while s != SENTINEL && s != first_moved {
+            let slot = &self.slots[s as usize];
+            if is_evictable(slot.flags) {
+                return Some(s);
+            }
+            let newer = slot.prev;
+            self.touch(s);
+            if first_moved == NONE {
+                first_moved = s;
+            }
+            s = newer;
+        }
+        None
     }
 
     /// Moves a slot to the head (most recently used).
@@ -257,9 +306,8 @@ impl<W: Copy + Default> LruSlots<W> {
     #[inline]
     pub fn access(&mut self, s: u32) -> bool {
         self.touch(s);
-        let slot = &mut self.slots[s as usize];
-        let f = slot.flags;
-        slot.flags = (f & !flag::PINNED) | flag::USED;
+        let f = self.slots[s as usize].flags;
+        self.set_flags(s, (f & !flag::PINNED) | flag::USED);
         f & (flag::USED | flag::PREFETCHED) == flag::PREFETCHED
     }
 
@@ -290,7 +338,7 @@ impl<W: Copy + Default> LruSlots<W> {
     pub fn victim_from(&self, mut s: u32) -> Option<u32> {
         while s != SENTINEL {
             let slot = &self.slots[s as usize];
-            if slot.flags & (flag::UPTODATE | flag::PINNED) == flag::UPTODATE {
+            if is_evictable(slot.flags) {
                 return Some(s);
             }
             s = slot.prev;
@@ -304,7 +352,7 @@ impl<W: Copy + Default> LruSlots<W> {
     pub fn remove(&mut self, s: u32) -> Evicted {
         self.unlink(s);
         let slot = self.slots[s as usize];
-        self.slots[s as usize].flags = 0;
+        self.set_flags(s, 0);
         self.free.push(s);
         self.in_use -= 1;
         Evicted {
@@ -354,5 +402,39 @@ mod tests {
         assert_eq!(c.peak_in_use(), 3);
         c.set(b, flag::UPTODATE);
         assert_eq!(c.victim(), Some(b));
+    }
+
+    /// The count of evictable slots follows every change of flags; a
+    /// rotating search moves what it passes over to the head, and with
+    /// nothing evictable finds nothing without a round of the list.
+    #[test]
+    fn evictable_slots_are_counted_and_a_rotating_search_moves_the_rest() {
+        let count = |c: &LruSlots| {
+            let mut n = 0;
+            let mut s = c.tail();
+            while s != SENTINEL {
+                n += is_evictable(c.flags(s)) as u32;
+                s = c.newer(s);
+            }
+            n
+        };
+        let mut c: LruSlots = LruSlots::new(8);
+        let a = c.insert(1, 0, 5); // in flight
+        let b = c.insert(2, flag::UPTODATE, NONE);
+        let d = c.insert(3, 0, 6); // in flight
+        assert_eq!((c.evictable(), count(&c)), (1, 1));
+        c.set(b, flag::PINNED); // a reader waits on it
+        assert_eq!((c.evictable(), c.victim_rotating()), (0, None));
+        assert_eq!(c.tail(), a, "no round of the list when nothing can go");
+        c.set(d, flag::UPTODATE);
+        assert_eq!(c.evictable(), 1);
+        // a (in flight) and b (pinned) are passed over, to the head
+        assert_eq!(c.victim_rotating(), Some(d));
+        assert_eq!((c.tail(), c.newer(d)), (d, a));
+        c.access(b); // read: no longer pinned
+        assert_eq!((c.evictable(), count(&c)), (2, 2));
+        c.replace(d, 4, 0, 7);
+        c.remove(b);
+        assert_eq!((c.evictable(), count(&c)), (0, 0));
     }
 }

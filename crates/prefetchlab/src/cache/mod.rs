@@ -39,6 +39,10 @@ pub struct PageCache {
     index: Vec<u32>,
     /// Where each file's pages start in `index`.
     file_base: Vec<u64>,
+    /// Reclaim as 2.6.35's, for `host.readahead_alloc = "wait"`: the pages
+    /// a search for a victim passes over go to the head
+    /// ([`LruSlots::victim_rotating`]).
+    rotate: bool,
     pub stats: CacheStats,
 }
 
@@ -60,8 +64,16 @@ impl PageCache {
                     Some(*base - p)
                 })
                 .collect(),
+            rotate: false,
             stats: CacheStats::default(),
         }
+    }
+
+    /// The cache with reclaim as `host.readahead_alloc = "wait"` has it
+    /// (`rotate`): see [`PageCache::allocate_run`].
+    pub fn rotating(mut self, rotate: bool) -> Self {
+        self.rotate = rotate;
+        self
     }
 
     /// The place of a page in `index` (its slot's key).
@@ -164,6 +176,9 @@ impl PageCache {
     /// room can be made (over budget); any other page without room ends the
     /// run. Pages outside `demand` count as prefetched; page `marker` gets
     /// PG_readahead. Returns the number of pages allocated.
+    ///
+    /// A rotating cache ([`PageCache::rotating`]) looks for each victim from
+    /// the tail, moving the pages it passes over to the head.
     pub fn allocate_run(
         &mut self,
         file: u32,
@@ -173,7 +188,7 @@ impl PageCache {
         demand: Range<u64>,
         marker: Option<u64>,
     ) -> u64 {
-        let PageCache { lru, index, file_base, stats } = self;
+        let PageCache { lru, index, file_base, stats, rotate } = self;
         let base = file_base[file as usize];
         // Slots from the tail up to `scan` (exclusive) are not evictable.
         let mut scan = lru.tail();
@@ -185,7 +200,22 @@ impl PageCache {
                 flags |= flag::MARKER;
             }
             let key = base + page;
-            let slot = if !lru.is_full() {
+            let slot = if *rotate {
+                // 2.6.35's reclaim: evict until there is room (below the
+                // budget again after demand pages went over it), the pages
+                // passed over going to the head
+                while lru.is_full() {
+                    let Some(v) = lru.victim_rotating() else { break };
+                    let ev = lru.remove(v);
+                    index[ev.key as usize] = NONE;
+                    evictions += 1;
+                    wasted += ev.unused_prefetch as u64;
+                }
+                if lru.is_full() && !demanded {
+                    break;
+                }
+                lru.insert(key, flags, io)
+            } else if !lru.is_full() {
                 lru.insert(key, flags, io)
             } else if let Some((v, next_scan, ev)) = lru.replace_victim_from(scan, key, flags, io) {
                 scan = next_scan;

@@ -510,12 +510,38 @@ impl Default for SsdConfig {
 pub struct HostConfig {
     /// Page-cache memory budget.
     pub memory: Size,
+    /// What a readahead page allocation does when the page cache is full and
+    /// no page in it can be evicted (every one in flight or waited for).
+    pub readahead_alloc: ReadaheadAlloc,
 }
 
 impl Default for HostConfig {
     fn default() -> Self {
-        HostConfig { memory: Size(1 << 30) }
+        HostConfig { memory: Size(1 << 30), readahead_alloc: ReadaheadAlloc::Wait }
     }
+}
+
+/// `host.readahead_alloc`: a readahead page allocation that finds nothing to
+/// evict.
+///
+/// * `wait` (default): Linux before 3.0, the papers' 2.6.18 and 2.6.35.
+///   `__do_page_cache_readahead` allocates with `page_cache_alloc_cold`, an
+///   order-0 allocation that does not fail: it waits in reclaim until pages
+///   finish their I/O and can be evicted, read or not, so under memory
+///   pressure prefetched pages are evicted before use (thrashing). The
+///   reader sleeps there, as one waiting for a request slot does, with the
+///   pages allocated so far sent; the rest of its window is allocated, in
+///   the order the readers fell asleep, when reads complete. Reclaim moves
+///   the pages it cannot take (in flight, or waited for) to the head of the
+///   list, as 2.6.35's `shrink_page_list` puts them back.
+/// * `fail`: Linux 3.0 on (`page_cache_alloc_readahead` with
+///   `__GFP_NORETRY`: "readahead page allocations are OK to fail"): the
+///   window ends at the first page that finds no room.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum ReadaheadAlloc {
+    Wait,
+    Fail,
 }
 
 /// `[block]`: the per-disk request queues (decisions.md #11b).
