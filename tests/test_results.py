@@ -254,6 +254,7 @@ def test_a_stored_value_is_shown_with_its_unit() -> None:
         ("workload.think_time", 30_000_000): "30 ms",
         ("sara.threshold", 32.0): "32",
         ("sara.threshold", 2.5): "2.5",
+        ("sara.threshold", 1e300): "1e+300",
         ("workload.streams", 512): "512",
         ("readahead.policy", "sara-basic"): "sara-basic",
         ("sara.factor", None): "",

@@ -202,13 +202,14 @@ def _show_rows(exp: Experiment | None, rows: list[dict[str, Any]]) -> tuple[list
     return headers, body
 
 
-def _sort_key(v: Any) -> tuple[int, float, str]:
-    """Numbers before words, numbers by value; a key the run does not have last."""
+def _sort_key(v: Any) -> tuple[int, float | int, str]:
+    """Numbers before words, numbers by value (exactly: ints are not made floats); a key the
+    run does not have last."""
     if v is None:
-        return (2, 0.0, "")
+        return (2, 0, "")
     if isinstance(v, int | float) and not isinstance(v, bool):
-        return (0, float(v), "")
-    return (1, 0.0, json.dumps(v))
+        return (0, v, "")
+    return (1, 0, json.dumps(v))
 
 
 def _stored_value(v: Any, unit: str | None) -> str:
@@ -226,7 +227,7 @@ def _stored_value(v: Any, unit: str | None) -> str:
             return f"{v / 1e6:g} MB/s"
         # binary units only: a configuration reads 80GB as 80 GiB
         return fmt_bytes(v)
-    if isinstance(v, float) and v.is_integer():
+    if isinstance(v, float) and v.is_integer() and abs(v) < 1e15:
         return str(int(v))
     return v if isinstance(v, str) else json.dumps(v)
 
