@@ -67,3 +67,14 @@ def test_the_run_header_says_when_a_window_ends_without_room() -> None:
     for alloc, said in (("wait", False), ("fail", True)):
         header = describe_config(prefetchlab.simulate(config(alloc, streams=2)).config)
         assert ("a readahead window ends where it finds no room" in header) == said, header
+
+
+def test_every_reader_asleep_for_room_finishes() -> None:
+    # no time limit: the run ends when every reader has read its whole file, so a reader
+    # left asleep for room would fail it ("a request was lost")
+    drained = (
+        config("wait").replace('duration = "5s"\n', "").replace('file_size = "64MiB"', 'file_size = "8MiB"')
+    )
+    m = prefetchlab.simulate(drained).metrics
+    assert m["app_requests"] == 128 * 8 * 16  # 8 MiB in 64 KiB reads, each reader
+    assert m["wasted_prefetch_pages"] > 0

@@ -231,8 +231,11 @@ struct Stream {
     /// The hit/miss of `cur_page` has been counted (after a wait).
     counted: bool,
     direct_pending: u32,
-    /// Parts of this stream's reads asleep for a disk request.
+    /// Parts of this stream's reads asleep for a disk request, or for room
+    /// in the page cache.
     sleeping_parts: u32,
+    /// Asleep for room in the page cache (its window in `room_waiters`).
+    waiting_room: bool,
     next_waiter: u32,
     requests: u64,
     bytes: u64,
@@ -285,9 +288,6 @@ struct Engine {
     /// Readers asleep in a readahead page allocation, in the order they fell
     /// asleep (`host.readahead_alloc = "wait"`): the rest of each window.
     room_waiters: VecDeque<RoomWait>,
-    /// A page-cache read completed since the readers asleep for room last
-    /// tried: pages may be evictable.
-    room_maybe: bool,
     /// `host.readahead_alloc = "wait"`.
     wait_for_room: bool,
     /// Reused buffers.
@@ -302,8 +302,6 @@ struct Engine {
     duration_ns: TimeNs,
     end_ns: TimeNs,
     readahead_windows: u64,
-    /// Readahead windows whose reader slept for room in the page cache.
-    room_waits: u64,
     block_requests: u64,
     request_splits: u64,
     cfg_json: String,
@@ -387,6 +385,7 @@ impl Engine {
                 counted: false,
                 direct_pending: 0,
                 sleeping_parts: 0,
+                waiting_room: false,
                 next_waiter: NONE,
                 requests: 0,
                 bytes: 0,
@@ -430,7 +429,6 @@ impl Engine {
             second_chances: Vec::new(),
             woken: Vec::new(),
             room_waiters: VecDeque::new(),
-            room_maybe: false,
             wait_for_room: cfg.host.readahead_alloc == ReadaheadAlloc::Wait,
             extents: Vec::with_capacity(64),
             io_buf: Vec::with_capacity(64),
@@ -442,7 +440,6 @@ impl Engine {
             duration_ns: cfg.run.duration.0,
             end_ns: 0,
             readahead_windows: 0,
-            room_waits: 0,
             block_requests: 0,
             request_splits: 0,
             cfg_json: cfg.to_json(),
@@ -519,8 +516,9 @@ impl Engine {
             while let Some(s) = self.woken.pop() {
                 self.advance(s, policies);
             }
-            if self.room_maybe {
-                self.room_maybe = false;
+            // room may have been made by this event (a read completed, a
+            // waited-for page read): the readers asleep for it try again
+            if !self.room_waiters.is_empty() && self.cache.may_make_room() {
                 self.resume_room_waiters();
                 while let Some(s) = self.woken.pop() {
                     self.advance(s, policies);
@@ -675,7 +673,14 @@ impl Engine {
                 slot = self.cache.lookup(file, idx);
             }
             if self.streams[s as usize].sleeping_parts > 0 {
-                // asleep in the submission until its parts have requests
+                // asleep in the submission until its parts have requests, or
+                // until room is made for its window; a page it will read is
+                // held meanwhile (the kernel's are off the LRU, in the
+                // window's page pool), so that reclaim for its own window
+                // cannot take it
+                if self.streams[s as usize].waiting_room && slot != NONE {
+                    self.cache.pin(slot);
+                }
                 self.streams[s as usize].state = StreamState::Sleeping;
                 return;
             }
@@ -752,8 +757,9 @@ impl Engine {
             // "wait"): the reader sleeps, the rest of the window to come
             issued += (p..end).filter(|&q| !self.cache.is_cached(file, q)).count() as u64;
             self.room_waiters.push_back(RoomWait { next_page: p, ..want });
-            self.streams[s as usize].sleeping_parts += 1;
-            self.room_waits += 1;
+            let st = &mut self.streams[s as usize];
+            st.sleeping_parts += 1;
+            st.waiting_room = true;
         }
         let now = self.events.now_ns();
         let mut row = IoRow::new(now, ev);
@@ -813,6 +819,7 @@ impl Engine {
             self.room_waiters.pop_front();
             let st = &mut self.streams[w.stream as usize];
             st.sleeping_parts -= 1;
+            st.waiting_room = false;
             if st.sleeping_parts == 0 && st.state == StreamState::Sleeping {
                 st.state = StreamState::Reading;
                 self.woken.push(w.stream);
@@ -1249,7 +1256,6 @@ impl Engine {
             match x.kind {
                 IoKind::PageFill { file, first_page } => {
                     self.cache.complete_run(file, first_page, x.blocks, io);
-                    self.room_maybe = !self.room_waiters.is_empty();
                 }
                 IoKind::Meta { id } => self.meta[id as usize] = META_CACHED,
                 IoKind::ArrayFill { prefetch } => {

@@ -238,6 +238,9 @@ impl<W: Copy + Default> LruSlots<W> {
         flags: u8,
         io: u32,
     ) -> Option<(u32, u32, Evicted)> {
+        if self.evictable == 0 {
+            return None;
+        }
         let slots = &mut self.slots[..];
         let mut v = scan;
         loop {
@@ -336,6 +339,9 @@ impl<W: Copy + Default> LruSlots<W> {
     /// row when the slots between the tail and `s` are known not to qualify.
     #[inline]
     pub fn victim_from(&self, mut s: u32) -> Option<u32> {
+        if self.evictable == 0 {
+            return None; // no walk of the list for nothing
+        }
         while s != SENTINEL {
             let slot = &self.slots[s as usize];
             if is_evictable(slot.flags) {

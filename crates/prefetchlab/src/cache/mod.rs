@@ -69,6 +69,13 @@ impl PageCache {
         }
     }
 
+    /// Whether a page could be allocated now without going over the budget:
+    /// there is room, or a page that can be evicted.
+    #[inline]
+    pub fn may_make_room(&self) -> bool {
+        !self.lru.is_full() || self.lru.evictable() > 0
+    }
+
     /// The cache with reclaim as `host.readahead_alloc = "wait"` has it
     /// (`rotate`): see [`PageCache::allocate_run`].
     pub fn rotating(mut self, rotate: bool) -> Self {

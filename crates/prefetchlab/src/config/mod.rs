@@ -529,14 +529,20 @@ impl Default for HostConfig {
 ///   order-0 allocation that does not fail: it waits in reclaim until pages
 ///   finish their I/O and can be evicted, read or not, so under memory
 ///   pressure prefetched pages are evicted before use (thrashing). The
-///   reader sleeps there, as one waiting for a request slot does, with the
-///   pages allocated so far sent; the rest of its window is allocated, in
-///   the order the readers fell asleep, when reads complete. Reclaim moves
-///   the pages it cannot take (in flight, or waited for) to the head of the
-///   list, as 2.6.35's `shrink_page_list` puts them back.
-/// * `fail`: Linux 3.0 on (`page_cache_alloc_readahead` with
-///   `__GFP_NORETRY`: "readahead page allocations are OK to fail"): the
-///   window ends at the first page that finds no room.
+///   reader sleeps there, as one waiting for a request slot does; the rest
+///   of its window is allocated when room is made (a read completes, a page
+///   waited for is read), the sleepers in the order they fell asleep (a
+///   reader awake allocates at once). Reclaim moves the pages it cannot take
+///   (in flight, or waited for) to the head of the list, as 2.6.35's
+///   `shrink_page_list` puts them back. A simplification: the kernel keeps
+///   a window's pages in its page pool, off the LRU, and sends them when all
+///   are allocated; here the pages allocated before the sleep are sent at
+///   once and, once read, may be evicted before the reader wakes (the page
+///   it will read next is held).
+/// * `fail`: Linux 3.0's allocation (`page_cache_alloc_readahead` with
+///   `__GFP_NORETRY`: "readahead page allocations are OK to fail") with the
+///   model's reclaim before `wait` (pages passed over stay where they are):
+///   the window ends at the first page that finds no room.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum ReadaheadAlloc {
