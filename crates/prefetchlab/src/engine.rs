@@ -211,9 +211,6 @@ enum StreamState {
 struct RoomWait {
     stream: u32,
     file: u32,
-    /// The window's first page: its pages from there are held out of reclaim
-    /// until it is whole.
-    window_start: u64,
     /// The first page of the range still to read, and its end.
     next_page: u64,
     end_page: u64,
@@ -752,22 +749,13 @@ impl Engine {
         marker: Option<u64>,
     ) -> u64 {
         let end = (start + size).min(self.fs.file_pages(file));
-        let want = RoomWait {
-            stream: s,
-            file,
-            window_start: start,
-            next_page: start,
-            end_page: end,
-            demand: (dstart, dend),
-            marker,
-        };
+        let want =
+            RoomWait { stream: s, file, next_page: start, end_page: end, demand: (dstart, dend), marker };
         let (mut issued, stopped) = self.read_range(want);
         if let Some(p) = stopped.filter(|_| self.wait_for_room) {
             // page_cache_alloc_cold waits in reclaim (host.readahead_alloc =
-            // "wait"): the reader sleeps, the rest of the window to come, and
-            // the pages it has are held (the kernel's page pool)
+            // "wait"): the reader sleeps, the rest of the window to come
             issued += (p..end).filter(|&q| !self.cache.is_cached(file, q)).count() as u64;
-            self.cache.pool(file, start, p, true);
             self.room_waiters.push_back(RoomWait { next_page: p, ..want });
             let st = &mut self.streams[s as usize];
             st.sleeping_parts += 1;
@@ -790,9 +778,7 @@ impl Engine {
     /// found no room (not a demanded one: those go over budget), where the
     /// read stopped.
     fn read_range(&mut self, w: RoomWait) -> (u64, Option<u64>) {
-        let RoomWait {
-            stream: s, file, next_page: mut p, end_page: end, demand: (dstart, dend), marker, ..
-        } = w;
+        let RoomWait { stream: s, file, next_page: mut p, end_page: end, demand: (dstart, dend), marker } = w;
         let mut issued = 0;
         while p < end {
             p += self.cache.presence_run(file, p, end, true);
@@ -827,12 +813,9 @@ impl Engine {
         while let Some(&w) = self.room_waiters.front() {
             let (_, stopped) = self.read_range(w);
             if let Some(p) = stopped {
-                self.cache.pool(w.file, w.next_page, p, true);
                 self.room_waiters[0].next_page = p;
                 return;
             }
-            // the window is whole: its pages go to the LRU
-            self.cache.pool(w.file, w.window_start, w.end_page, false);
             self.room_waiters.pop_front();
             let st = &mut self.streams[w.stream as usize];
             st.sleeping_parts -= 1;

@@ -27,9 +27,6 @@ pub mod flag {
     /// unread, move to the MRU end once instead of leaving (AMP's second
     /// chance; the array cache honours it).
     pub const SECOND_CHANCE: u8 = 64;
-    /// In a readahead window whose reader sleeps for room (the kernel's page
-    /// pool, off the LRU): not evictable until the window is whole.
-    pub const POOLED: u8 = 128;
 }
 
 pub const NONE: u32 = u32::MAX;
@@ -81,11 +78,10 @@ pub struct LruSlots<W = ()> {
     evictable: u32,
 }
 
-/// A slot with these flags may be evicted: uptodate, neither pinned nor
-/// pooled.
+/// A slot with these flags may be evicted: uptodate, not pinned.
 #[inline(always)]
 const fn is_evictable(flags: u8) -> bool {
-    flags & (flag::UPTODATE | flag::PINNED | flag::POOLED) == flag::UPTODATE
+    flags & (flag::UPTODATE | flag::PINNED) == flag::UPTODATE
 }
 
 impl<W: Copy + Default> LruSlots<W> {
@@ -443,9 +439,6 @@ mod tests {
         assert_eq!((c.tail(), c.newer(d)), (d, a));
         c.access(b); // read: no longer pinned
         assert_eq!((c.evictable(), count(&c)), (2, 2));
-        c.set(b, flag::POOLED); // held in a window's page pool
-        assert_eq!((c.evictable(), count(&c), c.victim()), (1, 1, Some(d)));
-        c.clear(b, flag::POOLED);
         c.replace(d, 4, 0, 7);
         c.remove(b);
         assert_eq!((c.evictable(), count(&c)), (0, 0));

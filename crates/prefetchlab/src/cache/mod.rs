@@ -135,23 +135,6 @@ impl PageCache {
         self.lru.set(slot, flag::PINNED);
     }
 
-    /// Holds the cached pages `from..to` of `file` out of reclaim (`on`), as
-    /// the kernel holds a window's pages in its page pool until the window
-    /// is whole, or gives them back to it.
-    pub fn pool(&mut self, file: u32, from: u64, to: u64, on: bool) {
-        for page in from..to {
-            let slot = self.lookup(file, page);
-            if slot == NONE {
-                continue;
-            }
-            if on {
-                self.lru.set(slot, flag::POOLED);
-            } else {
-                self.lru.clear(slot, flag::POOLED);
-            }
-        }
-    }
-
     /// The I/O filling a slot that is not uptodate.
     #[inline]
     pub fn io(&self, slot: u32) -> u32 {

@@ -534,11 +534,11 @@ impl Default for HostConfig {
 ///   waited for is read), the sleepers in the order they fell asleep (a
 ///   reader awake allocates at once). Reclaim moves the pages it cannot take
 ///   (in flight, or waited for) to the head of the list, as 2.6.35's
-///   `shrink_page_list` puts them back. The window's pages allocated before
-///   the sleep are held out of reclaim until it is whole, as the kernel
-///   holds them in its page pool, off the LRU; a simplification: the kernel
-///   sends the window when it is whole, and here those pages are sent at
-///   once.
+///   `shrink_page_list` puts them back. A simplification: the kernel keeps
+///   a window's pages in its page pool, off the LRU, and sends them when all
+///   are allocated; here the pages allocated before the sleep are sent at
+///   once and, once read, may be evicted before the reader wakes (the page
+///   it will read next is held).
 /// * `fail`: Linux 3.0's allocation (`page_cache_alloc_readahead` with
 ///   `__GFP_NORETRY`: "readahead page allocations are OK to fail") with the
 ///   model's reclaim before `wait` (pages passed over stay where they are):
