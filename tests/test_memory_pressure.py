@@ -78,3 +78,28 @@ def test_every_reader_asleep_for_room_finishes() -> None:
     m = prefetchlab.simulate(drained).metrics
     assert m["app_requests"] == 128 * 8 * 16  # 8 MiB in 64 KiB reads, each reader
     assert m["wasted_prefetch_pages"] > 0
+
+
+def test_a_page_cache_smaller_than_a_window_still_lets_every_reader_finish() -> None:
+    # readers asleep for room that nothing can make (their own pages held, no read in
+    # flight): the first goes on over the budget rather than sleep for good
+    tiny = """
+[array]
+layout = "raid0"
+disks = 2
+strip = "64KiB"
+[disk]
+model = "cheetah-15k5"
+[readahead]
+policy = "linux"
+max = "128KiB"
+[workload]
+kind = "iozone"
+record = "4KiB"
+file_size = "1MiB"
+"""
+    for memory, streams in (("4KiB", 1), ("16KiB", 4), ("16KiB", 16)):
+        m = prefetchlab.simulate(
+            tiny + f'[host]\nmemory = "{memory}"\n', sets=[f"workload.streams={streams}"]
+        ).metrics
+        assert m["app_requests"] == streams * 256, (memory, streams)

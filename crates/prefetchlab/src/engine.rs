@@ -234,8 +234,10 @@ struct Stream {
     /// Parts of this stream's reads asleep for a disk request, or for room
     /// in the page cache.
     sleeping_parts: u32,
-    /// Asleep for room in the page cache (its window in `room_waiters`).
-    waiting_room: bool,
+    /// Its windows asleep for room in the page cache (in `room_waiters`; a
+    /// read may queue two: the window of a miss, then the one its marker
+    /// starts).
+    waiting_room: u32,
     next_waiter: u32,
     requests: u64,
     bytes: u64,
@@ -385,7 +387,7 @@ impl Engine {
                 counted: false,
                 direct_pending: 0,
                 sleeping_parts: 0,
-                waiting_room: false,
+                waiting_room: 0,
                 next_waiter: NONE,
                 requests: 0,
                 bytes: 0,
@@ -478,51 +480,68 @@ impl Engine {
         let mut events: u64 = 0;
         // the time of the last event that did something
         let mut last_ns = 0;
-        while let Some((t, ev)) = self.events.pop() {
-            if matches!(ev, Ev::LogCommit) && self.active_streams == 0 {
-                continue; // the run ended with its last read: no commit, no time
-            }
-            if self.duration_ns > 0 && t > self.duration_ns {
-                self.end_ns = self.duration_ns;
-                return Ok(());
-            }
-            last_ns = t;
-            events += 1;
-            if events.is_multiple_of(PROGRESS_EVERY_EVENTS) {
-                let p = Progress {
-                    sim_ns: t,
-                    duration_ns: self.duration_ns,
-                    requests_done: self.streams.iter().map(|s| s.requests).sum::<u64>()
-                        + self.trace.as_ref().map_or(0, |t| t.requests),
-                    requests_total,
-                };
-                if !progress(&p) {
-                    return Err(Error::Cancelled);
+        loop {
+            while let Some((t, ev)) = self.events.pop() {
+                if matches!(ev, Ev::LogCommit) && self.active_streams == 0 {
+                    continue; // the run ended with its last read: no commit, no time
                 }
-            }
-            match ev {
-                Ev::Issue(s) => self.start_request(s, policies),
-                Ev::DiskDone(r) => self.disk_done(r),
-                Ev::Kick(d) => {
-                    if self.block.queues[d as usize].wait_until_ns == t {
-                        self.block.queues[d as usize].wait_until_ns = 0;
-                        self.kick(d);
+                if self.duration_ns > 0 && t > self.duration_ns {
+                    self.end_ns = self.duration_ns;
+                    return Ok(());
+                }
+                last_ns = t;
+                events += 1;
+                if events.is_multiple_of(PROGRESS_EVERY_EVENTS) {
+                    let p = Progress {
+                        sim_ns: t,
+                        duration_ns: self.duration_ns,
+                        requests_done: self.streams.iter().map(|s| s.requests).sum::<u64>()
+                            + self.trace.as_ref().map_or(0, |t| t.requests),
+                        requests_total,
+                    };
+                    if !progress(&p) {
+                        return Err(Error::Cancelled);
                     }
                 }
-                Ev::Arrive => self.trace_arrive()?,
-                Ev::TraceIssue(s) => self.trace_issue_next(s)?,
-                Ev::LogCommit => self.log_commit(),
-            }
-            while let Some(s) = self.woken.pop() {
-                self.advance(s, policies);
-            }
-            // room may have been made by this event (a read completed, a
-            // waited-for page read): the readers asleep for it try again
-            if !self.room_waiters.is_empty() && self.cache.may_make_room() {
-                self.resume_room_waiters();
+                match ev {
+                    Ev::Issue(s) => self.start_request(s, policies),
+                    Ev::DiskDone(r) => self.disk_done(r),
+                    Ev::Kick(d) => {
+                        if self.block.queues[d as usize].wait_until_ns == t {
+                            self.block.queues[d as usize].wait_until_ns = 0;
+                            self.kick(d);
+                        }
+                    }
+                    Ev::Arrive => self.trace_arrive()?,
+                    Ev::TraceIssue(s) => self.trace_issue_next(s)?,
+                    Ev::LogCommit => self.log_commit(),
+                }
                 while let Some(s) = self.woken.pop() {
                     self.advance(s, policies);
                 }
+                // room may have been made by this event (a read completed, a
+                // waited-for page read): the readers asleep for it try again
+                if !self.room_waiters.is_empty() && self.cache.may_make_room() {
+                    self.resume_room_waiters();
+                    while let Some(s) = self.woken.pop() {
+                        self.advance(s, policies);
+                    }
+                }
+            }
+            // Nothing left to happen, and readers still asleep for room: nothing
+            // can make it (every cached page held by a reader asleep, no read in
+            // flight; a page cache smaller than the readers' windows). The first
+            // reads the rest of its window over the budget, as a demanded page
+            // does, rather than sleep for good (the kernel keeps a window to half
+            // of the memory it may reclaim, max_sane_readahead, not modelled).
+            if self.room_waiters.is_empty() {
+                break;
+            }
+            self.cache.set_over_budget(true);
+            self.resume_room_waiters();
+            self.cache.set_over_budget(false);
+            while let Some(s) = self.woken.pop() {
+                self.advance(s, policies);
             }
         }
         self.end_ns = self.streams.iter().map(|s| s.finish_ns).max().unwrap_or(0).max(last_ns);
@@ -678,7 +697,7 @@ impl Engine {
                 // held meanwhile (the kernel's are off the LRU, in the
                 // window's page pool), so that reclaim for its own window
                 // cannot take it
-                if self.streams[s as usize].waiting_room && slot != NONE {
+                if self.streams[s as usize].waiting_room > 0 && slot != NONE {
                     self.cache.pin(slot);
                 }
                 self.streams[s as usize].state = StreamState::Sleeping;
@@ -759,7 +778,7 @@ impl Engine {
             self.room_waiters.push_back(RoomWait { next_page: p, ..want });
             let st = &mut self.streams[s as usize];
             st.sleeping_parts += 1;
-            st.waiting_room = true;
+            st.waiting_room += 1;
         }
         let now = self.events.now_ns();
         let mut row = IoRow::new(now, ev);
@@ -819,7 +838,7 @@ impl Engine {
             self.room_waiters.pop_front();
             let st = &mut self.streams[w.stream as usize];
             st.sleeping_parts -= 1;
-            st.waiting_room = false;
+            st.waiting_room -= 1;
             if st.sleeping_parts == 0 && st.state == StreamState::Sleeping {
                 st.state = StreamState::Reading;
                 self.woken.push(w.stream);

@@ -43,6 +43,9 @@ pub struct PageCache {
     /// a search for a victim passes over go to the head
     /// ([`LruSlots::victim_rotating`]).
     rotate: bool,
+    /// Every page is allocated, over the budget if need be, as a demanded
+    /// one is (see [`PageCache::set_over_budget`]).
+    over_budget: bool,
     pub stats: CacheStats,
 }
 
@@ -65,6 +68,7 @@ impl PageCache {
                 })
                 .collect(),
             rotate: false,
+            over_budget: false,
             stats: CacheStats::default(),
         }
     }
@@ -74,6 +78,12 @@ impl PageCache {
     #[inline]
     pub fn may_make_room(&self) -> bool {
         !self.lru.is_full() || self.lru.evictable() > 0
+    }
+
+    /// While `on`, a page without room is allocated over the budget, as a
+    /// demanded page is: for a reader that could otherwise never go on.
+    pub fn set_over_budget(&mut self, on: bool) {
+        self.over_budget = on;
     }
 
     /// The cache with reclaim as `host.readahead_alloc = "wait"` has it
@@ -195,7 +205,7 @@ impl PageCache {
         demand: Range<u64>,
         marker: Option<u64>,
     ) -> u64 {
-        let PageCache { lru, index, file_base, stats, rotate } = self;
+        let PageCache { lru, index, file_base, stats, rotate, over_budget } = self;
         let base = file_base[file as usize];
         // Slots from the tail up to `scan` (exclusive) are not evictable.
         let mut scan = lru.tail();
@@ -218,7 +228,7 @@ impl PageCache {
                     evictions += 1;
                     wasted += ev.unused_prefetch as u64;
                 }
-                if lru.is_full() && !demanded {
+                if lru.is_full() && !demanded && !*over_budget {
                     break;
                 }
                 lru.insert(key, flags, io)
