@@ -51,6 +51,9 @@ def test_a_reader_waits_for_room_and_thrashes_where_a_window_would_be_cut() -> N
     # 2.6.x: windows read whole, the pages evicted read or not, so more prefetches wasted
     assert wait["wasted_prefetch_pages"] > 1.5 * fail["wasted_prefetch_pages"] > 0
     assert wait["bandwidth_mb_s"] < fail["bandwidth_mb_s"]
+    # the readers slept for room under "wait", never under "fail"; none went over budget
+    assert wait["room_waits"] > 0 and fail["room_waits"] == 0
+    assert wait["windows_over_budget"] == fail["windows_over_budget"] == 0
     # the reader waits for room: the cache stays within its budget but for the demand pages
     # of the readers (16 each) that may go over it for a moment
     assert budget_pages <= wait["peak_cache_pages"] <= budget_pages + 128 * 16
@@ -103,3 +106,4 @@ file_size = "1MiB"
             tiny + f'[host]\nmemory = "{memory}"\n', sets=[f"workload.streams={streams}"]
         ).metrics
         assert m["app_requests"] == streams * 256, (memory, streams)
+        assert 0 < m["windows_over_budget"] <= m["room_waits"], (memory, streams)

@@ -44,6 +44,8 @@ SUMMARY_ROWS: tuple[tuple[str, str, str, float], ...] = (
     ("drive_cache_hits", "drive cache hits", "", 1.0),
     ("congestion_events", "congestion events", "", 1.0),
     ("queue_full_events", "queue-full events", "", 1.0),
+    ("room_waits", "readahead windows that slept for memory", "", 1.0),
+    ("windows_over_budget", "readahead windows read over the memory budget", "", 1.0),
     ("trace_records_skipped", "malformed trace records skipped (workload.skip_bad)", "records", 1.0),
     ("request_sleep_s", "time parts slept for a request (full queue)", "s", 1.0),
     ("layout_score", "file layout score (1 = every file one extent)", "", 1.0),

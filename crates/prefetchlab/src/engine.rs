@@ -292,6 +292,9 @@ struct Engine {
     room_waiters: VecDeque<RoomWait>,
     /// `host.readahead_alloc = "wait"`.
     wait_for_room: bool,
+    /// Windows whose reader slept for room, and those read over the budget.
+    room_waits: u64,
+    windows_over_budget: u64,
     /// Reused buffers.
     extents: Vec<crate::array::Extent>,
     io_buf: Vec<u32>,
@@ -432,6 +435,8 @@ impl Engine {
             woken: Vec::new(),
             room_waiters: VecDeque::new(),
             wait_for_room: cfg.host.readahead_alloc == ReadaheadAlloc::Wait,
+            room_waits: 0,
+            windows_over_budget: 0,
             extents: Vec::with_capacity(64),
             io_buf: Vec::with_capacity(64),
             io_stack: Vec::with_capacity(64),
@@ -538,6 +543,7 @@ impl Engine {
                 break;
             }
             self.cache.set_over_budget(true);
+            self.windows_over_budget += 1;
             self.resume_room_waiters();
             self.cache.set_over_budget(false);
             while let Some(s) = self.woken.pop() {
@@ -779,6 +785,7 @@ impl Engine {
             let st = &mut self.streams[s as usize];
             st.sleeping_parts += 1;
             st.waiting_room += 1;
+            self.room_waits += 1;
         }
         let now = self.events.now_ns();
         let mut row = IoRow::new(now, ev);
@@ -1413,6 +1420,8 @@ impl Engine {
             peak_cache_pages: self.cache.peak_pages(),
             congestion_events: self.block.queues.iter().map(|q| q.stats.congestion_events).sum(),
             queue_full_events: self.block.queues.iter().map(|q| q.stats.queue_full_events).sum(),
+            room_waits: self.room_waits,
+            windows_over_budget: self.windows_over_budget,
             trace_records_skipped: t.map_or(0, |t| t.replay.skipped_records()),
             request_sleep_s: self.block.queues.iter().map(|q| q.stats.request_sleep_ns).sum::<u64>() as f64
                 / NS_PER_S as f64,

@@ -88,6 +88,13 @@ pub struct Metrics {
     /// `request_sleep_s`; without, the queue grows past it; see the block
     /// layer's doc).
     pub queue_full_events: u64,
+    /// Readahead windows whose reader slept for room in the page cache
+    /// (`host.readahead_alloc = "wait"`: every cached page was in flight or
+    /// waited for), and of those, windows read over the budget at the end,
+    /// when nothing left could make room (a page cache smaller than the
+    /// readers' windows).
+    pub room_waits: u64,
+    pub windows_over_budget: u64,
     /// Malformed records of the trace skipped (`workload.skip_bad`), in the
     /// part of the file the run read (with fragments, the most any one
     /// fragment's reader passed: the last reads the file to its end); 0
