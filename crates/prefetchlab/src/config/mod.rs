@@ -876,12 +876,36 @@ pub struct LspConfig {
     pub hole: Size,
     /// Strips an area grows by on the first access to one of its strips.
     pub grow_strips: u32,
+    /// What of a request clustering reads: its first byte, or its extent.
+    pub units: LspUnits,
 }
 
 impl Default for LspConfig {
     fn default() -> Self {
-        LspConfig { window: 50, gap: Size(128 * 1024), hole: Size(256 * 1024), grow_strips: 2 }
+        LspConfig {
+            window: 50,
+            gap: Size(128 * 1024),
+            hole: Size(256 * 1024),
+            grow_strips: 2,
+            units: LspUnits::Start,
+        }
     }
+}
+
+/// `array_cache.lsp.units`: a request's *data units* when LSP clusters its
+/// window (algorithms.md §6: "requests whose data units are within 128 KB of
+/// a unit of a different request"; the paper: "the blocks in distinct
+/// requests"), which the spec leaves open.
+/// * `start` (default, lsp.rs's choice since it was written): its first
+///   byte; two requests are near when their starts are within the gap, and
+///   an area spans the starts.
+/// * `extent`: every byte of it; two requests are near when the gap between
+///   their extents is within it, and an area spans the extents.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum LspUnits {
+    Start,
+    Extent,
 }
 
 /// `[array_cache.asp]`: ASP, the reconstruction of algorithms.md §5.2

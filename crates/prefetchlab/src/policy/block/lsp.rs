@@ -8,9 +8,10 @@
 //!   grows the area by `lsp.grow_strips` (2) strips at the end nearest
 //!   that strip (decisions.md 7).
 //! * Other requests go to the window; when it holds `lsp.window` (50)
-//!   requests they are clustered — single linkage over the sorted start
-//!   addresses, `lsp.gap` (128 KiB) apart at most; a cluster needs two
-//!   requests (decisions.md 7c) — and each cluster with units `N_1 … N_L`
+//!   requests they are clustered — single linkage over the requests sorted
+//!   by start, the next joining while its first unit is `lsp.gap` (128 KiB)
+//!   at most after the cluster's last; a cluster needs two requests
+//!   (decisions.md 7c) — and each cluster with units `N_1 … N_L`
 //!   becomes the area `[N_1 − (N_L − N_1)/2, N_L + (N_L − N_1)/2]` (bytes,
 //!   both ends inside). The window is emptied.
 //! * Areas are kept sorted by start; one closer than `lsp.gap` to its
@@ -20,14 +21,16 @@
 //!   splits the area there.
 //!
 //! Areas are in bytes (the paper's units); growth, holes and splits in strips.
-//! Choices the spec leaves open: a request's *data unit* is its first
-//! byte, and it is inside an area when that byte is (both ends of an area
+//! Choices the spec leaves open: a request's *data units* are its first
+//! byte (`lsp.units = "start"`, the default) or every byte of it
+//! (`"extent"`, the reading of "the blocks in distinct requests"); a
+//! request is inside an area when its first byte is (both ends of an area
 //! inside); a request inside an area reads its strips' missing blocks
 //! whether it hit or missed (the strip is the prefetch unit, read with the
 //! demand when there is one).
 
 use super::{BlockAccess, BlockContext, BlockPrefetch, Geometry};
-use crate::config::LspConfig;
+use crate::config::{LspConfig, LspUnits};
 use rustc_hash::FxHashMap;
 use std::cell::Cell;
 use std::collections::BTreeMap;
@@ -159,8 +162,11 @@ pub struct Lsp {
     gap_bytes: u64,
     hole_bytes: u64,
     grow_bytes: u64,
-    /// Start bytes of the recent requests outside every area.
-    window: Vec<u64>,
+    /// The recent requests outside every area: their first byte and their
+    /// last unit's (the first byte again with `lsp.units = "start"`).
+    window: Vec<(u64, u64)>,
+    /// `lsp.units = "extent"`.
+    extents: bool,
     /// Hot areas by start byte.
     areas: BTreeMap<u64, Area>,
     /// Strips of areas evicted unread (holes).
@@ -186,6 +192,7 @@ impl Lsp {
             hole_bytes: cfg.hole.0,
             grow_bytes: cfg.grow_strips as u64 * strip_bytes,
             window: Vec::with_capacity(cfg.window as usize),
+            extents: cfg.units == LspUnits::Extent,
             areas: BTreeMap::new(),
             holes: StripSet::default(),
             accessed: StripSet::default(),
@@ -207,12 +214,16 @@ impl Lsp {
         w.sort_unstable();
         let mut i = 0;
         while i < w.len() {
+            // single linkage: the next request joins while its first unit is
+            // within the gap of the cluster's last one
+            let mut last = w[i].1;
             let mut j = i + 1;
-            while j < w.len() && w[j] - w[j - 1] <= self.gap_bytes {
+            while j < w.len() && w[j].0.saturating_sub(last) <= self.gap_bytes {
+                last = last.max(w[j].1);
                 j += 1;
             }
             if j - i >= 2 {
-                let (n1, nl) = (w[i], w[j - 1]);
+                let (n1, nl) = (w[i].0, last);
                 let half = (nl - n1) / 2;
                 self.n.areas_created += 1;
                 self.insert(n1.saturating_sub(half), nl.saturating_add(half), Area::default());
@@ -304,7 +315,8 @@ impl BlockPrefetch for Lsp {
         let first = self.geometry.strip_of(a.block);
         let inside = self.area_at(x).filter(|_| !self.holes.contains(first));
         if inside.is_none() {
-            self.window.push(x);
+            let last = if self.extents { a.end() * self.geometry.block_bytes - 1 } else { x };
+            self.window.push((x, last));
             if self.window.len() >= self.window_requests {
                 self.cluster();
             }
@@ -414,6 +426,25 @@ mod tests {
         assert_eq!(l.areas.iter().map(|(&s, a)| (s / KIB, a.end / KIB)).collect::<Vec<_>>(), vec![(70, 190)]);
         assert!(l.window.is_empty(), "the window is emptied");
         assert!(c.reads.is_empty(), "nothing is prefetched outside an area");
+    }
+
+    /// lsp.units: two 64 KiB requests whose starts are 160 KiB apart are near
+    /// by their extents (96 KiB between them) but not by their starts.
+    #[test]
+    fn a_requests_units_are_its_first_byte_or_its_extent() {
+        for (units, want) in [(LspUnits::Start, vec![]), (LspUnits::Extent, vec![(188, 635)])] {
+            let g = Geometry::new(ArrayLayout::new(Layout::Raid5, 5, 16, 1 << 20).unwrap(), 4096, u64::MAX);
+            let mut l = Lsp::new(&LspConfig { window: 2, units, ..LspConfig::default() }, g);
+            let mut c = Cache::new();
+            for kib in [300, 460] {
+                let a = c.demand(0, kib * KIB / 4096, 16);
+                l.on_access(&mut c, a);
+            }
+            // extents [300, 364) and [460, 524) KiB: N_1 = 300 KiB, N_L = 524 KiB - 1 byte,
+            // the area N_1 - (N_L - N_1)/2 to N_L + (N_L - N_1)/2
+            let got: Vec<_> = l.areas.iter().map(|(&s, a)| (s / KIB, a.end / KIB)).collect();
+            assert_eq!(got, want, "{units:?}");
+        }
     }
 
     #[test]
