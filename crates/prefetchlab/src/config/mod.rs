@@ -3172,7 +3172,10 @@ mod tests {
 
     /// SIZE_KEYS and RATE_KEYS are the keys that take a size (`"4KiB"`),
     /// DURATION_KEYS those that take a duration (`"4ms"`): each whole-number
-    /// key of the defaults (and the computed keys) is tried with both.
+    /// key of the defaults (and the computed keys) is tried with both. A key
+    /// whose default is absent (an `Option` that is not a computed key) is
+    /// not seen: add it to COMPUTED_KEYS or to the keys tried here. Which of
+    /// the size keys are rates is not checked (their names say it).
     #[test]
     fn unit_keys_are_every_size_and_duration() {
         fn leaves(v: &toml::Value, prefix: &str, out: &mut Vec<String>) {
