@@ -290,8 +290,6 @@ struct Engine {
     /// Readers asleep in a readahead page allocation, in the order they fell
     /// asleep (`host.readahead_alloc = "wait"`): the rest of each window.
     room_waiters: VecDeque<RoomWait>,
-    /// `host.readahead_alloc = "wait"`.
-    wait_for_room: bool,
     /// Windows whose reader slept for room, and those read over the budget.
     room_waits: u64,
     windows_over_budget: u64,
@@ -371,7 +369,7 @@ impl Engine {
         let meta_blocks = fs.meta_blocks() as usize;
         let memory_pages = cfg.host.memory.pages();
         let cache = PageCache::new(memory_pages, &file_pages)
-            .rotating(cfg.host.readahead_alloc == ReadaheadAlloc::Wait);
+            .waiting_for_room(cfg.host.readahead_alloc == ReadaheadAlloc::Wait);
         let streams_n = gens.len();
         let scheds = sched::build_all(&cfg.disk, streams_n, disks as usize);
         let mut block = BlockLayer::new(&cfg.block, scheds);
@@ -434,7 +432,6 @@ impl Engine {
             second_chances: Vec::new(),
             woken: Vec::new(),
             room_waiters: VecDeque::new(),
-            wait_for_room: cfg.host.readahead_alloc == ReadaheadAlloc::Wait,
             room_waits: 0,
             windows_over_budget: 0,
             extents: Vec::with_capacity(64),
@@ -521,16 +518,12 @@ impl Engine {
                     Ev::TraceIssue(s) => self.trace_issue_next(s)?,
                     Ev::LogCommit => self.log_commit(),
                 }
-                while let Some(s) = self.woken.pop() {
-                    self.advance(s, policies);
-                }
+                self.advance_woken(policies);
                 // room may have been made by this event (a read completed, a
                 // waited-for page read): the readers asleep for it try again
                 if !self.room_waiters.is_empty() && self.cache.may_make_room() {
-                    self.resume_room_waiters();
-                    while let Some(s) = self.woken.pop() {
-                        self.advance(s, policies);
-                    }
+                    self.resume_room_waiters(false);
+                    self.advance_woken(policies);
                 }
             }
             // Nothing left to happen, and readers still asleep for room: nothing
@@ -542,13 +535,9 @@ impl Engine {
             if self.room_waiters.is_empty() {
                 break;
             }
-            self.cache.set_over_budget(true);
             self.windows_over_budget += 1;
-            self.resume_room_waiters();
-            self.cache.set_over_budget(false);
-            while let Some(s) = self.woken.pop() {
-                self.advance(s, policies);
-            }
+            self.resume_room_waiters(true);
+            self.advance_woken(policies);
         }
         self.end_ns = self.streams.iter().map(|s| s.finish_ns).max().unwrap_or(0).max(last_ns);
         if self.duration_ns > 0 {
@@ -630,6 +619,13 @@ impl Engine {
         // one interval after this one's
         let next = (now + think).max(st.issue_ns + st.gen.spec.interval_ns);
         self.events.schedule(next, Ev::Issue(s));
+    }
+
+    /// The readers woken by the event just handled go on reading.
+    fn advance_woken(&mut self, policies: &mut [Box<dyn Readahead>]) {
+        while let Some(s) = self.woken.pop() {
+            self.advance(s, policies);
+        }
     }
 
     /// Works through the pages of a buffered read until it must wait or is done.
@@ -776,8 +772,8 @@ impl Engine {
         let end = (start + size).min(self.fs.file_pages(file));
         let want =
             RoomWait { stream: s, file, next_page: start, end_page: end, demand: (dstart, dend), marker };
-        let (mut issued, stopped) = self.read_range(want);
-        if let Some(p) = stopped.filter(|_| self.wait_for_room) {
+        let (mut issued, stopped) = self.read_range(want, false);
+        if let Some(p) = stopped.filter(|_| self.cache.waits_for_room()) {
             // page_cache_alloc_cold waits in reclaim (host.readahead_alloc =
             // "wait"): the reader sleeps, the rest of the window to come
             issued += (p..end).filter(|&q| !self.cache.is_cached(file, q)).count() as u64;
@@ -801,9 +797,9 @@ impl Engine {
 
     /// Allocates and sends the uncached pages of `w`'s range, one I/O per
     /// physically contiguous run. Returns the pages issued and, when a page
-    /// found no room (not a demanded one: those go over budget), where the
-    /// read stopped.
-    fn read_range(&mut self, w: RoomWait) -> (u64, Option<u64>) {
+    /// found no room (not a demanded one: those go over budget, as every
+    /// page does with `over_budget`), where the read stopped.
+    fn read_range(&mut self, w: RoomWait, over_budget: bool) -> (u64, Option<u64>) {
         let RoomWait { stream: s, file, next_page: mut p, end_page: end, demand: (dstart, dend), marker } = w;
         let mut issued = 0;
         while p < end {
@@ -815,7 +811,7 @@ impl Engine {
             let max_run = self.fs.contiguous_run(file, p, end - p);
             let n = self.cache.presence_run(file, p, p + max_run, false);
             let io = self.new_io(IoKind::PageFill { file, first_page: p }, s, self.fs.bmap(file, p), 0);
-            let got = self.cache.allocate_run(file, p, n, io, dstart..dend, marker);
+            let got = self.cache.allocate_run(file, p, n, io, dstart..dend, marker, over_budget);
             if got == 0 {
                 self.free_io(io);
                 return (issued, Some(p));
@@ -834,10 +830,11 @@ impl Engine {
 
     /// Pages may be evictable: the readers asleep in a readahead allocation
     /// go on allocating their windows, first asleep first, until one finds
-    /// no room again; a reader whose window is all allocated wakes.
-    fn resume_room_waiters(&mut self) {
+    /// no room again (with `over_budget`, the first reads the rest of its
+    /// window over the budget); a reader whose window is all allocated wakes.
+    fn resume_room_waiters(&mut self, mut over_budget: bool) {
         while let Some(&w) = self.room_waiters.front() {
-            let (_, stopped) = self.read_range(w);
+            let (_, stopped) = self.read_range(w, std::mem::take(&mut over_budget));
             if let Some(p) = stopped {
                 self.room_waiters[0].next_page = p;
                 return;

@@ -39,13 +39,11 @@ pub struct PageCache {
     index: Vec<u32>,
     /// Where each file's pages start in `index`.
     file_base: Vec<u64>,
-    /// Reclaim as 2.6.35's, for `host.readahead_alloc = "wait"`: the pages
-    /// a search for a victim passes over go to the head
+    /// `host.readahead_alloc = "wait"`: a window that finds no room waits
+    /// for it (the engine asks [`PageCache::waits_for_room`]), and reclaim is
+    /// 2.6.35's: the pages a search for a victim passes over go to the head
     /// ([`LruSlots::victim_rotating`]).
-    rotate: bool,
-    /// Every page is allocated, over the budget if need be, as a demanded
-    /// one is (see [`PageCache::set_over_budget`]).
-    over_budget: bool,
+    wait_for_room: bool,
     pub stats: CacheStats,
 }
 
@@ -67,8 +65,7 @@ impl PageCache {
                     Some(*base - p)
                 })
                 .collect(),
-            rotate: false,
-            over_budget: false,
+            wait_for_room: false,
             stats: CacheStats::default(),
         }
     }
@@ -80,17 +77,17 @@ impl PageCache {
         !self.lru.is_full() || self.lru.evictable() > 0
     }
 
-    /// While `on`, a page without room is allocated over the budget, as a
-    /// demanded page is: for a reader that could otherwise never go on.
-    pub fn set_over_budget(&mut self, on: bool) {
-        self.over_budget = on;
+    /// The cache as `host.readahead_alloc` has it: `wait` (true) or `fail`.
+    pub fn waiting_for_room(mut self, wait: bool) -> Self {
+        self.wait_for_room = wait;
+        self
     }
 
-    /// The cache with reclaim as `host.readahead_alloc = "wait"` has it
-    /// (`rotate`): see [`PageCache::allocate_run`].
-    pub fn rotating(mut self, rotate: bool) -> Self {
-        self.rotate = rotate;
-        self
+    /// `host.readahead_alloc = "wait"`: a readahead window that finds no room
+    /// waits for it.
+    #[inline]
+    pub fn waits_for_room(&self) -> bool {
+        self.wait_for_room
     }
 
     /// The place of a page in `index` (its slot's key).
@@ -191,11 +188,14 @@ impl PageCache {
     /// the next victim resumes where the last one was found instead of at
     /// the tail. A page inside the `demand` range is allocated even when no
     /// room can be made (over budget); any other page without room ends the
-    /// run. Pages outside `demand` count as prefetched; page `marker` gets
-    /// PG_readahead. Returns the number of pages allocated.
+    /// run, unless `over_budget` (a reader that could otherwise never go on:
+    /// every page is allocated as a demanded one is). Pages outside `demand`
+    /// count as prefetched; page `marker` gets PG_readahead. Returns the
+    /// number of pages allocated.
     ///
-    /// A rotating cache ([`PageCache::rotating`]) looks for each victim from
-    /// the tail, moving the pages it passes over to the head.
+    /// A cache that waits for room ([`PageCache::waits_for_room`]) looks for
+    /// each victim from the tail, moving the pages it passes over to the head.
+    #[allow(clippy::too_many_arguments)]
     pub fn allocate_run(
         &mut self,
         file: u32,
@@ -204,8 +204,9 @@ impl PageCache {
         io: u32,
         demand: Range<u64>,
         marker: Option<u64>,
+        over_budget: bool,
     ) -> u64 {
-        let PageCache { lru, index, file_base, stats, rotate, over_budget } = self;
+        let PageCache { lru, index, file_base, stats, wait_for_room } = self;
         let base = file_base[file as usize];
         // Slots from the tail up to `scan` (exclusive) are not evictable.
         let mut scan = lru.tail();
@@ -217,7 +218,7 @@ impl PageCache {
                 flags |= flag::MARKER;
             }
             let key = base + page;
-            let slot = if *rotate {
+            let slot = if *wait_for_room {
                 // 2.6.35's reclaim: evict until there is room (below the
                 // budget again after demand pages went over it), the pages
                 // passed over going to the head
@@ -228,7 +229,7 @@ impl PageCache {
                     evictions += 1;
                     wasted += ev.unused_prefetch as u64;
                 }
-                if lru.is_full() && !demanded && !*over_budget {
+                if lru.is_full() && !demanded && !over_budget {
                     break;
                 }
                 lru.insert(key, flags, io)
@@ -243,7 +244,7 @@ impl PageCache {
             } else {
                 // nothing becomes evictable during the run
                 scan = SENTINEL;
-                if !demanded {
+                if !demanded && !over_budget {
                     break;
                 }
                 lru.insert(key, flags, io)
@@ -373,7 +374,7 @@ mod tests {
         for (first, n, demand) in [(0, 3, 0..1), (10, 8, 10..12), (20, 9, 20..29), (30, 2, 0..0)] {
             let mut run = setup();
             let mut one = setup();
-            let got = run.allocate_run(0, first, n, 5, demand.clone(), Some(first + 1));
+            let got = run.allocate_run(0, first, n, 5, demand.clone(), Some(first + 1), false);
             let mut want = 0;
             for p in first..first + n {
                 let (_, room) = one.make_room();

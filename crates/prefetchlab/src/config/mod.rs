@@ -1759,7 +1759,7 @@ impl Config {
             Layout::Raid6 => (4, MAX_DISKS),
             Layout::Raid10 => (2, MAX_DISKS),
         };
-        if a.disks < min || a.disks > max || !in_own_range("array.disks", a.disks) {
+        if a.disks < min || a.disks > max {
             let layout = serde_json::to_string(&a.layout).unwrap_or_default();
             return Err(Error::config(
                 "array.disks",
@@ -2339,10 +2339,11 @@ impl Config {
 }
 
 /// The whole-number keys with a range of their own, narrower than their
-/// type's: validation holds a value to it ([`in_own_range`]; the least disks
-/// also depend on the layout, 1 being RAID-0's), and a value of the wrong kind
-/// is told it, not the type's 0 to 4294967295. One list, so that the two
-/// cannot tell a key different ranges.
+/// type's: validation holds a value to it ([`in_own_range`]; `array.disks`
+/// by its layout's range, whose widest, RAID-0's, this is), and a value of
+/// the wrong kind is told it, not the type's 0 to 4294967295. One list, so
+/// that the two cannot tell a key different ranges (the test
+/// `own_ranges_are_the_ones_validation_holds` holds `array.disks` to it).
 pub const OWN_RANGES: [(&str, u32, u32); 4] = [
     ("array.disks", 1, MAX_DISKS),
     ("workload.streams", 1, MAX_STREAMS),

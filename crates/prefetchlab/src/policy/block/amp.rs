@@ -106,8 +106,9 @@ impl Amp {
 
     /// Records a set just read, `[first, last]`, with the stream's `p` and
     /// `g`: tags its trigger when asynchronous prefetching is on, gives its
-    /// last block a second chance (under `"any"`, every block it read: the
-    /// caller's), and links the set it continues.
+    /// last block a second chance (under `"any"`, every block in `read`, the
+    /// blocks the read brought in: not the cached ones it passed over, which
+    /// had their own), and links the set it continues.
     fn new_set(
         &mut self,
         ctx: &mut dyn BlockContext,
@@ -115,6 +116,7 @@ impl Amp {
         p: u32,
         g: u32,
         continues: Option<u64>,
+        read: impl Iterator<Item = u64>,
     ) {
         // g only matters once asynchronous prefetching is on: kept as it
         // started (apt / 2) until then, and below p after
@@ -128,8 +130,9 @@ impl Amp {
             ctx.set_tag(trigger);
             self.triggers.insert(trigger, last);
         }
-        if self.second_chance == SecondChance::Last {
-            ctx.give_second_chance(last);
+        match self.second_chance {
+            SecondChance::Last => ctx.give_second_chance(last),
+            SecondChance::Any => read.for_each(|b| ctx.give_second_chance(b)),
         }
     }
 }
@@ -144,10 +147,7 @@ impl BlockPrefetch for Amp {
                     if let Some(&m) = self.sets.get(last) {
                         self.n.async_reads += 1;
                         if let Some(set) = read_ahead(ctx, last, m.p as u64) {
-                            self.new_set(ctx, set, m.p, m.g, Some(last));
-                            if self.second_chance == SecondChance::Any {
-                                (set.0..=set.1).for_each(|b| ctx.give_second_chance(b));
-                            }
+                            self.new_set(ctx, set, m.p, m.g, Some(last), set.0..=set.1);
                         }
                     }
                 }
@@ -179,13 +179,11 @@ impl BlockPrefetch for Amp {
             };
             self.n.sync_reads += 1;
             if let Some(last) = read_set_with_demand(ctx, &a, p as u64, &mut self.brought) {
-                self.new_set(ctx, (a.first_miss, last), p, g, continues);
-                if self.second_chance == SecondChance::Any {
-                    // the blocks it read: the demand's and those brought in, not
-                    // the cached ones it passed over (each had its own chance)
-                    (a.first_miss..a.end()).for_each(|b| ctx.give_second_chance(b));
-                    self.brought.iter().for_each(|&b| ctx.give_second_chance(b));
-                }
+                // the blocks read: the demand's and those brought in
+                let brought = std::mem::take(&mut self.brought);
+                let read = (a.first_miss..a.end()).chain(brought.iter().copied());
+                self.new_set(ctx, (a.first_miss, last), p, g, continues, read);
+                self.brought = brought;
             }
         }
     }

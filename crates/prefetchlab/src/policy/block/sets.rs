@@ -40,8 +40,7 @@ impl<M> Default for SetIndex<M> {
 impl<M> SetIndex<M> {
     /// Records the set `[first, last]`.
     pub fn insert(&mut self, first: u64, last: u64, meta: M) {
-        let first = first.min(last);
-        if self.by_last.insert(last, (first, meta)).is_none() {
+        if self.by_last.insert(last, (first.min(last), meta)).is_none() {
             self.lasts.insert(last);
         }
     }
