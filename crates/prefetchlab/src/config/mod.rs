@@ -870,13 +870,14 @@ impl Default for AmpConfig {
 pub struct LspConfig {
     /// Requests outside every hot area gathered before they are clustered.
     pub window: u32,
-    /// Two requests whose starts are at most this far apart have spatial locality.
+    /// Two requests whose data units (`units`) are at most this far apart have
+    /// spatial locality.
     pub gap: Size,
     /// An area splits at a hole (unused prefetched strips) this long.
     pub hole: Size,
     /// Strips an area grows by on the first access to one of its strips.
     pub grow_strips: u32,
-    /// What of a request clustering reads: its first byte, or its extent.
+    /// What of a request clustering reads: its blocks (extent), or its first.
     pub units: LspUnits,
 }
 
@@ -887,7 +888,7 @@ impl Default for LspConfig {
             gap: Size(128 * 1024),
             hole: Size(256 * 1024),
             grow_strips: 2,
-            units: LspUnits::Start,
+            units: LspUnits::Extent,
         }
     }
 }
@@ -896,11 +897,13 @@ impl Default for LspConfig {
 /// window (algorithms.md §6: "requests whose data units are within 128 KB of
 /// a unit of a different request"; the paper: "the blocks in distinct
 /// requests"), which the spec leaves open.
-/// * `start` (default, lsp.rs's choice since it was written): its first
-///   byte; two requests are near when their starts are within the gap, and
-///   an area spans the starts.
-/// * `extent`: every byte of it; two requests are near when the gap between
-///   their extents is within it, and an area spans the extents.
+/// * `extent` (default since 2026-11-28, the paper's words: see
+///   [`crate::policy::block::lsp`]): its blocks, each at its address; two
+///   requests are near when the gap from the last block of one to the first
+///   of the other is within the gap, and an area spans their blocks.
+/// * `start`: its first block alone; two requests are near when their
+///   starts are within the gap, and an area spans the starts (the reading
+///   before).
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum LspUnits {

@@ -9,8 +9,9 @@
 //!   that strip (decisions.md 7).
 //! * Other requests go to the window; when it holds `lsp.window` (50)
 //!   requests they are clustered — single linkage over the requests sorted
-//!   by start, the next joining while its first unit is `lsp.gap` (128 KiB)
-//!   at most after the cluster's last; a cluster needs two requests
+//!   by start, the next joining while the address gap from the cluster's
+//!   last unit to its first is `lsp.gap` (128 KiB) at most; a cluster needs
+//!   two requests
 //!   (decisions.md 7c) — and each cluster with units `N_1 … N_L`
 //!   becomes the area `[N_1 − (N_L − N_1)/2, N_L + (N_L − N_1)/2]` (bytes,
 //!   both ends inside). The window is emptied.
@@ -21,13 +22,29 @@
 //!   splits the area there.
 //!
 //! Areas are in bytes (the paper's units); growth, holes and splits in strips.
-//! Choices the spec leaves open: a request's *data units* are its first
-//! byte (`lsp.units = "start"`, the default) or every byte of it
-//! (`"extent"`, the reading of "the blocks in distinct requests"); a
-//! request is inside an area when its first byte is (both ends of an area
-//! inside); a request inside an area reads its strips' missing blocks
-//! whether it hit or missed (the strip is the prefetch unit, read with the
-//! demand when there is one).
+//!
+//! Choices the spec leaves open:
+//! * A request's *data units* are its blocks, each at its address
+//!   (`lsp.units = "extent"`, the default): the paper clusters "the blocks
+//!   in distinct requests", two requests having spatial locality when "the
+//!   address gap between two data units from distinct requests" is within
+//!   128 KB, and it speaks of a request's "involved blocks"; so two requests
+//!   are near when the bytes between the last block of one and the first of
+//!   the other are within `lsp.gap`, and `N_L` is a cluster's last block.
+//!   A gap of 0 then joins requests that follow one another, as the paper
+//!   says of it ("similar to sequential prefetching"). A request of one
+//!   block is one unit, which is what the spec's golden test, units {100,
+//!   120, 160} KiB, reads. `"start"` takes a request's first block alone,
+//!   the gap measured from start to start (this module's reading until
+//!   2026-11-28; a gap of 0 then joins only requests with the same start).
+//! * A new area has no holes: made over an older area's holes (the
+//!   requests came back there), it merges with that area and the union holds
+//!   those strips again (the paper keeps holes per area and merges areas;
+//!   it does not say a merge keeps them). Counted as `holes_refilled`.
+//! * A request is inside an area when its first byte is (both ends of an
+//!   area inside); a request inside an area reads its strips' missing blocks
+//!   whether it hit or missed (the strip is the prefetch unit, read with the
+//!   demand when there is one).
 
 use super::{BlockAccess, BlockContext, BlockPrefetch, Geometry};
 use crate::config::{LspConfig, LspUnits};
@@ -104,14 +121,6 @@ impl StripSet {
         !was
     }
 
-    /// Takes strip `s` out.
-    fn remove(&mut self, s: u64) {
-        let bit = s % PAGE_STRIPS;
-        if let Some(i) = self.place(s / PAGE_STRIPS) {
-            self.bits[i as usize][(bit / 64) as usize] &= !(1 << (bit % 64));
-        }
-    }
-
     /// The run of consecutive strips holding `s`, as `(start, end)` with
     /// `end` exclusive.
     fn run_of(&self, s: u64) -> Option<(u64, u64)> {
@@ -129,11 +138,29 @@ impl StripSet {
         Some((lo, hi))
     }
 
-    /// Takes the strips `[a, b)` out.
-    fn remove_run(&mut self, a: u64, b: u64) {
-        for s in a..b {
-            self.remove(s);
+    /// Takes the strips `[a, b)` out; returns how many were in. A page
+    /// never made holds none, so a long run costs one lookup per page.
+    fn remove_run(&mut self, a: u64, b: u64) -> u64 {
+        let mut removed = 0;
+        let mut s = a;
+        while s < b {
+            let page = s / PAGE_STRIPS;
+            let page_end = (page + 1).saturating_mul(PAGE_STRIPS).min(b);
+            if let Some(i) = self.place(page) {
+                let words = &mut self.bits[i as usize];
+                for t in s..page_end {
+                    let bit = t % PAGE_STRIPS;
+                    let word = &mut words[(bit / 64) as usize];
+                    removed += *word >> (bit % 64) & 1;
+                    *word &= !(1 << (bit % 64));
+                }
+            }
+            if page_end == u64::MAX {
+                break;
+            }
+            s = page_end;
         }
+        removed
     }
 
     /// Strips held.
@@ -150,6 +177,7 @@ struct Counters {
     splits: u64,
     grows: u64,
     holes_made: u64,
+    holes_refilled: u64,
     requests_in_areas: u64,
     strip_reads: u64,
 }
@@ -162,11 +190,13 @@ pub struct Lsp {
     gap_bytes: u64,
     hole_bytes: u64,
     grow_bytes: u64,
-    /// The recent requests outside every area: their first byte and their
-    /// last unit's (the first byte again with `lsp.units = "start"`).
+    /// The recent requests outside every area: the address of their first
+    /// block and of their last unit (their last block; their first again
+    /// with `lsp.units = "start"`).
     window: Vec<(u64, u64)>,
-    /// `lsp.units = "extent"`.
-    extents: bool,
+    /// The bytes of a data unit: a block with `lsp.units = "extent"`, 0 with
+    /// `"start"` (whose gap was measured from start to start).
+    unit_bytes: u64,
     /// Hot areas by start byte.
     areas: BTreeMap<u64, Area>,
     /// Strips of areas evicted unread (holes).
@@ -192,7 +222,7 @@ impl Lsp {
             hole_bytes: cfg.hole.0,
             grow_bytes: cfg.grow_strips as u64 * strip_bytes,
             window: Vec::with_capacity(cfg.window as usize),
-            extents: cfg.units == LspUnits::Extent,
+            unit_bytes: if cfg.units == LspUnits::Extent { geometry.block_bytes } else { 0 },
             areas: BTreeMap::new(),
             holes: StripSet::default(),
             accessed: StripSet::default(),
@@ -214,19 +244,25 @@ impl Lsp {
         w.sort_unstable();
         let mut i = 0;
         while i < w.len() {
-            // single linkage: the next request joins while its first unit is
-            // within the gap of the cluster's last one
+            // single linkage: the next request joins while the bytes between
+            // the cluster's last unit and its first are within the gap
             let mut last = w[i].1;
             let mut j = i + 1;
-            while j < w.len() && w[j].0.saturating_sub(last) <= self.gap_bytes {
+            while j < w.len() && w[j].0.saturating_sub(last.saturating_add(self.unit_bytes)) <= self.gap_bytes
+            {
                 last = last.max(w[j].1);
                 j += 1;
             }
             if j - i >= 2 {
                 let (n1, nl) = (w[i].0, last);
                 let half = (nl - n1) / 2;
+                let (start, end) = (n1.saturating_sub(half), nl.saturating_add(half));
                 self.n.areas_created += 1;
-                self.insert(n1.saturating_sub(half), nl.saturating_add(half), Area::default());
+                // a new area has no holes: merged over an older area's holes,
+                // the union holds those strips again
+                let (lo, hi) = (start / self.strip_bytes, end / self.strip_bytes);
+                self.n.holes_refilled += self.holes.remove_run(lo, hi + 1);
+                self.insert(start, end, Area::default());
             }
             i = j;
         }
@@ -315,7 +351,7 @@ impl BlockPrefetch for Lsp {
         let first = self.geometry.strip_of(a.block);
         let inside = self.area_at(x).filter(|_| !self.holes.contains(first));
         if inside.is_none() {
-            let last = if self.extents { a.end() * self.geometry.block_bytes - 1 } else { x };
+            let last = if self.unit_bytes > 0 { (a.end() - 1) * self.geometry.block_bytes } else { x };
             self.window.push((x, last));
             if self.window.len() >= self.window_requests {
                 self.cluster();
@@ -373,6 +409,7 @@ impl BlockPrefetch for Lsp {
             "splits": self.n.splits,
             "grows": self.n.grows,
             "holes_made": self.n.holes_made,
+            "holes_refilled": self.n.holes_refilled,
             "requests_in_areas": self.n.requests_in_areas,
             "strip_prefetches": self.n.strip_reads,
         })
@@ -383,7 +420,7 @@ impl BlockPrefetch for Lsp {
 mod tests {
     use super::*;
     use crate::array::layout::ArrayLayout;
-    use crate::config::Layout;
+    use crate::config::{Layout, Size};
     use crate::policy::block::sets::double::Cache;
 
     const KIB: u64 = 1024;
@@ -429,22 +466,72 @@ mod tests {
     }
 
     /// lsp.units: two 64 KiB requests whose starts are 160 KiB apart are near
-    /// by their extents (96 KiB between them) but not by their starts.
+    /// by their blocks (96 KiB between the end of one and the start of the
+    /// other) but not by their first blocks.
     #[test]
-    fn a_requests_units_are_its_first_byte_or_its_extent() {
-        for (units, want) in [(LspUnits::Start, vec![]), (LspUnits::Extent, vec![(188, 635)])] {
+    fn a_requests_units_are_its_blocks_or_its_first() {
+        let lsp_units = |units, gap| {
             let g = Geometry::new(ArrayLayout::new(Layout::Raid5, 5, 16, 1 << 20).unwrap(), 4096, u64::MAX);
-            let mut l = Lsp::new(&LspConfig { window: 2, units, ..LspConfig::default() }, g);
+            Lsp::new(&LspConfig { window: 2, units, gap: Size(gap), ..LspConfig::default() }, g)
+        };
+        let areas = |l: &Lsp| l.areas.iter().map(|(&s, a)| (s / KIB, a.end / KIB)).collect::<Vec<_>>();
+        for (units, want) in [(LspUnits::Start, vec![]), (LspUnits::Extent, vec![(190, 630)])] {
+            let mut l = lsp_units(units, 128 * KIB);
             let mut c = Cache::new();
             for kib in [300, 460] {
                 let a = c.demand(0, kib * KIB / 4096, 16);
                 l.on_access(&mut c, a);
             }
-            // extents [300, 364) and [460, 524) KiB: N_1 = 300 KiB, N_L = 524 KiB - 1 byte,
+            // blocks 300..=360 and 460..=520 KiB: N_1 = 300 KiB, N_L = 520 KiB,
             // the area N_1 - (N_L - N_1)/2 to N_L + (N_L - N_1)/2
-            let got: Vec<_> = l.areas.iter().map(|(&s, a)| (s / KIB, a.end / KIB)).collect();
-            assert_eq!(got, want, "{units:?}");
+            assert_eq!(areas(&l), want, "{units:?}");
         }
+        // 132 KiB between [300, 364) and [496, 560) KiB: apart
+        let mut l = lsp(2);
+        let mut c = Cache::new();
+        for kib in [300, 496] {
+            let a = c.demand(0, kib * KIB / 4096, 16);
+            l.on_access(&mut c, a);
+        }
+        assert!(l.areas.is_empty());
+        // a gap of 0: requests that follow one another are near, by their
+        // blocks; by their first blocks only requests with the same start
+        for (units, want) in [(LspUnits::Start, vec![]), (LspUnits::Extent, vec![(270, 390)])] {
+            let mut l = lsp_units(units, 0);
+            let mut c = Cache::new();
+            for kib in [300, 332] {
+                let a = c.demand(0, kib * KIB / 4096, 8);
+                l.on_access(&mut c, a);
+            }
+            assert_eq!(areas(&l), want, "{units:?}, gap 0");
+        }
+    }
+
+    /// A new area made over an older one's holes merges with it, and the
+    /// strips it covers are no longer holes; holes outside it stay.
+    #[test]
+    fn a_new_area_over_holes_refills_them() {
+        let mut l = lsp(2);
+        let mut c = Cache::new();
+        l.insert(0, 2048 * KIB - 1, Area::default()); // strips 0..32
+        for s in [4, 5, 20] {
+            l.on_evict(&mut c, s * 16, true);
+        }
+        assert_eq!(l.holes.len(), 3);
+        // two one-block requests in the holes (outside the area) at 256 and
+        // 336 KiB: the area [216, 376] KiB, strips 3..=5
+        for kib in [256, 336] {
+            let a = c.demand(0, kib * KIB / 4096, 1);
+            l.on_access(&mut c, a);
+        }
+        assert_eq!((l.areas.len(), l.areas[&0].end), (1, 2048 * KIB - 1), "merged into the old area");
+        assert!(!l.holes.contains(4) && !l.holes.contains(5) && l.holes.contains(20));
+        assert_eq!(l.state_json()["holes_refilled"], 2);
+        // a request in strip 4 is inside again and reads its strip's missing
+        // blocks (64 and 65 are cached: the first request and this one)
+        let a = c.demand(0, 4 * 16 + 1, 1);
+        l.on_access(&mut c, a);
+        assert_eq!(c.reads, vec![(66, 14)]);
     }
 
     #[test]
