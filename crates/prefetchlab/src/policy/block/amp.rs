@@ -8,8 +8,8 @@
 //!   cached) reads the request and `p` more blocks in one read, `p` taken
 //!   from the set ending at `x − 1` (the read size when `x − 1` ends no set);
 //! * when `p > apt` (asynchronous prefetching on, `array_cache.amp.apt`,
-//!   4) the block `last − g` of the new set is tagged, `g` starting at
-//!   `apt / 2`; a **hit on a tag** reads the next `p` blocks after the set's
+//!   4) the block `last − g` of the new set is tagged (its first block
+//!   when the set is shorter than `g + 1`), `g` starting at `apt / 2`; a **hit on a tag** reads the next `p` blocks after the set's
 //!   last cached block, a new set inheriting `p` and `g`;
 //! * a **hit on the last block of a set** not marked *old* raises the
 //!   stream's `p` by the read size (up to `array_cache.max_degree`, 256);
@@ -126,7 +126,10 @@ impl Amp {
             prev.next = last;
         }
         if p > self.apt {
-            let trigger = last - (g as u64).min(last);
+            // inside the set: a set shorter than g + 1 blocks (cut at the
+            // array's end, or ending at the last block its read brought in)
+            // has its first block tagged
+            let trigger = last - (g as u64).min(last - first);
             ctx.set_tag(trigger);
             self.triggers.insert(trigger, last);
         }
@@ -310,6 +313,20 @@ mod tests {
         assert_eq!(amp.sets.get(19).unwrap().next, 25);
         read(&mut amp, &mut c, 18); // hit on 19: the stream's p (the newest set's) 6 → 8
         assert_eq!((amp.sets.get(25).unwrap().p, amp.sets.get(19).unwrap().p), (8, 6));
+    }
+
+    /// A set shorter than g + 1 blocks is tagged on its first block, not
+    /// on a block before it (another set's, or one already read).
+    #[test]
+    fn a_short_sets_trigger_is_its_first_block() {
+        let mut c = Cache::new();
+        let mut amp = Amp::new(4, 256, SecondChance::Last);
+        c.cached.extend((30..42).chain(50..58));
+        amp.new_set(&mut c, (40, 41), 8, 5, None, 40..=41);
+        assert_eq!(c.tags.iter().copied().collect::<Vec<_>>(), vec![40]);
+        assert_eq!(amp.triggers.get(&40), Some(&41));
+        amp.new_set(&mut c, (50, 57), 8, 5, None, 50..=57);
+        assert!(c.tags.contains(&52), "a whole set: last − g");
     }
 
     #[test]
