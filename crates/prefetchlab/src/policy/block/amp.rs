@@ -8,8 +8,9 @@
 //!   cached) reads the request and `p` more blocks in one read, `p` taken
 //!   from the set ending at `x − 1` (the read size when `x − 1` ends no set);
 //! * when `p > apt` (asynchronous prefetching on, `array_cache.amp.apt`,
-//!   4) the block `last − g` of the new set is tagged (its first block
-//!   when the set is shorter than `g + 1`), `g` starting at `apt / 2`; a **hit on a tag** reads the next `p` blocks after the set's
+//!   4) the block `last − g` of the new set is tagged (the first block
+//!   after the request it was read with, when fewer than `g + 1` follow
+//!   it), `g` starting at `apt / 2`; a **hit on a tag** reads the next `p` blocks after the set's
 //!   last cached block, a new set inheriting `p` and `g`;
 //! * a **hit on the last block of a set** not marked *old* raises the
 //!   stream's `p` by the read size (up to `array_cache.max_degree`, 256);
@@ -108,11 +109,13 @@ impl Amp {
     /// `g`: tags its trigger when asynchronous prefetching is on, gives its
     /// last block a second chance (under `"any"`, every block in `read`, the
     /// blocks the read brought in: not the cached ones it passed over, which
-    /// had their own), and links the set it continues.
+    /// had their own), and links the set it continues. `ahead` is the first
+    /// block of the set after the request it was read with (`first` for an
+    /// asynchronous set): the stream has not read it yet.
     fn new_set(
         &mut self,
         ctx: &mut dyn BlockContext,
-        (first, last): (u64, u64),
+        (first, ahead, last): (u64, u64, u64),
         p: u32,
         g: u32,
         continues: Option<u64>,
@@ -126,10 +129,11 @@ impl Amp {
             prev.next = last;
         }
         if p > self.apt {
-            // inside the set: a set shorter than g + 1 blocks (cut at the
-            // array's end, or ending at the last block its read brought in)
-            // has its first block tagged
-            let trigger = last - (g as u64).min(last - first);
+            // where the stream has yet to read: a set with fewer than g + 1
+            // blocks after its request (cut at the array's end, or ending at
+            // the last block its read brought in) is tagged at `ahead`, not
+            // on a block the stream has read (which would never fire)
+            let trigger = last - (g as u64).min(last - ahead);
             ctx.set_tag(trigger);
             self.triggers.insert(trigger, last);
         }
@@ -150,7 +154,7 @@ impl BlockPrefetch for Amp {
                     if let Some(&m) = self.sets.get(last) {
                         self.n.async_reads += 1;
                         if let Some(set) = read_ahead(ctx, last, m.p as u64) {
-                            self.new_set(ctx, set, m.p, m.g, Some(last), set.0..=set.1);
+                            self.new_set(ctx, (set.0, set.0, set.1), m.p, m.g, Some(last), set.0..=set.1);
                         }
                     }
                 }
@@ -185,7 +189,7 @@ impl BlockPrefetch for Amp {
                 // the blocks read: the demand's and those brought in
                 let brought = std::mem::take(&mut self.brought);
                 let read = (a.first_miss..a.end()).chain(brought.iter().copied());
-                self.new_set(ctx, (a.first_miss, last), p, g, continues, read);
+                self.new_set(ctx, (a.first_miss, a.end(), last), p, g, continues, read);
                 self.brought = brought;
             }
         }
@@ -315,18 +319,22 @@ mod tests {
         assert_eq!((amp.sets.get(25).unwrap().p, amp.sets.get(19).unwrap().p), (8, 6));
     }
 
-    /// A set shorter than g + 1 blocks is tagged on its first block, not
-    /// on a block before it (another set's, or one already read).
+    /// A set with fewer than g + 1 blocks after its request is tagged on the
+    /// first of them, not on a block before (another set's, or one the
+    /// stream has read).
     #[test]
-    fn a_short_sets_trigger_is_its_first_block() {
+    fn a_short_sets_trigger_is_its_first_block_ahead_of_the_stream() {
         let mut c = Cache::new();
         let mut amp = Amp::new(4, 256, SecondChance::Last);
-        c.cached.extend((30..42).chain(50..58));
-        amp.new_set(&mut c, (40, 41), 8, 5, None, 40..=41);
+        c.cached.extend((30..42).chain(50..58).chain(60..70));
+        amp.new_set(&mut c, (40, 40, 41), 8, 5, None, 40..=41); // asynchronous
         assert_eq!(c.tags.iter().copied().collect::<Vec<_>>(), vec![40]);
         assert_eq!(amp.triggers.get(&40), Some(&41));
-        amp.new_set(&mut c, (50, 57), 8, 5, None, 50..=57);
+        amp.new_set(&mut c, (50, 50, 57), 8, 5, None, 50..=57);
         assert!(c.tags.contains(&52), "a whole set: last − g");
+        // a synchronous set read with the request 60..=65: 66 and 67 after it
+        amp.new_set(&mut c, (60, 66, 67), 8, 5, None, 60..=67);
+        assert!(c.tags.contains(&66) && !c.tags.contains(&62), "{:?}", c.tags);
     }
 
     #[test]
