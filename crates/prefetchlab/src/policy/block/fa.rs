@@ -3,9 +3,17 @@
 //! miss as FS_p does; in every set the block at distance `g` from its last
 //! block is tagged (the *trigger*, `g = 0` is the last block itself), and a
 //! read of a trigger reads the next `p` blocks, before any miss.
+//!
+//! A set with fewer than `g + 1` blocks after the request it was read with
+//! (its read passed over cached blocks at its end, or met the array's end)
+//! is tagged on the first block after the request instead, as AMP's is
+//! (since 2026-11-28): `last − g` would be a block the stream has read, a
+//! tag that never fires. Such a trigger remembers its set's last block; any
+//! other is `g` before it.
 
 use super::sets::{read_ahead, read_set_with_demand};
 use super::{BlockAccess, BlockContext, BlockPrefetch};
+use rustc_hash::FxHashMap;
 
 /// FA_p/g (`g < p`, checked by the configuration).
 pub struct FixedAsync {
@@ -15,37 +23,66 @@ pub struct FixedAsync {
     async_reads: u64,
     /// Reused: the blocks a synchronous read brought in.
     brought: Vec<u64>,
+    /// Triggers closer than `g` to their set's last block → that block.
+    near_triggers: FxHashMap<u64, u64>,
 }
 
 impl FixedAsync {
     pub fn new(p: u64, g: u64) -> FixedAsync {
         debug_assert!(g < p);
-        FixedAsync { p, g, sync_reads: 0, async_reads: 0, brought: Vec::new() }
+        FixedAsync {
+            p,
+            g,
+            sync_reads: 0,
+            async_reads: 0,
+            brought: Vec::new(),
+            near_triggers: FxHashMap::default(),
+        }
     }
 
-    /// Tags the trigger of the set ending at `last`.
-    fn tag(&self, ctx: &mut dyn BlockContext, last: u64) {
-        ctx.set_tag(last - self.g.min(last));
+    /// Tags the trigger of the set ending at `last` whose blocks from
+    /// `ahead` on the stream has yet to read.
+    fn tag(&mut self, ctx: &mut dyn BlockContext, ahead: u64, last: u64) {
+        let trigger = last - self.g.min(last - ahead);
+        if trigger + self.g == last {
+            if !self.near_triggers.is_empty() {
+                self.near_triggers.remove(&trigger);
+            }
+        } else {
+            self.near_triggers.insert(trigger, last);
+        }
+        ctx.set_tag(trigger);
     }
 }
 
 impl BlockPrefetch for FixedAsync {
     fn on_access(&mut self, ctx: &mut dyn BlockContext, a: BlockAccess) {
         // triggers first: a read of one continues its set (which ends g
-        // blocks further) with the next p blocks
+        // blocks further, or where the trigger remembers) with the next p
+        // blocks
         for b in a.block..a.end() {
             if ctx.take_tag(b) {
                 self.async_reads += 1;
-                if let Some((_, last)) = read_ahead(ctx, b + self.g, self.p) {
-                    self.tag(ctx, last);
+                let last = if self.near_triggers.is_empty() {
+                    b + self.g
+                } else {
+                    self.near_triggers.remove(&b).unwrap_or(b + self.g)
+                };
+                if let Some((first, last)) = read_ahead(ctx, last, self.p) {
+                    self.tag(ctx, first, last);
                 }
             }
         }
         if !a.hit && a.sequential {
             self.sync_reads += 1;
             if let Some(last) = read_set_with_demand(ctx, &a, self.p, &mut self.brought) {
-                self.tag(ctx, last);
+                self.tag(ctx, a.end(), last);
             }
+        }
+    }
+    fn on_evict(&mut self, ctx: &mut dyn BlockContext, block: u64, _unused: bool) {
+        if !self.near_triggers.is_empty() && !ctx.is_cached(block) {
+            self.near_triggers.remove(&block);
         }
     }
     fn uses_sequential_detection(&self) -> bool {
@@ -57,6 +94,7 @@ impl BlockPrefetch for FixedAsync {
             "g_blocks": self.g,
             "sync_prefetches": self.sync_reads,
             "async_prefetches": self.async_reads,
+            "near_triggers": self.near_triggers.len(),
         })
     }
 }
@@ -93,5 +131,29 @@ mod tests {
         }
         assert_eq!(c.reads, vec![(4, 8), (12, 8), (20, 8)]);
         assert_eq!(c.tags.iter().copied().collect::<Vec<_>>(), vec![24]);
+    }
+
+    /// A set with fewer than g + 1 blocks after its request is tagged on the
+    /// first of them, and that trigger reads after the set's last block.
+    #[test]
+    fn a_short_sets_trigger_is_the_first_block_after_the_request() {
+        let mut c = Cache::new();
+        let mut fa = FixedAsync::new(8, 3);
+        c.cached.extend(6..12); // an older set's blocks
+        for b in [0, 2] {
+            let a = c.demand(0, b, 2);
+            fa.on_access(&mut c, a);
+        }
+        // the miss at 2 reads [2, 12) passing over 6..=11: 4 and 5 brought in;
+        // last − g = 2 is the request's own block, so 4 is tagged
+        assert_eq!(c.reads, vec![(4, 2)]);
+        assert_eq!(c.tags.iter().copied().collect::<Vec<_>>(), vec![4]);
+        assert_eq!(fa.near_triggers.get(&4), Some(&5));
+        // its read continues after the set's last block, 5: 6..=11 cached, 12..=19
+        let a = c.demand(0, 4, 2);
+        fa.on_access(&mut c, a);
+        assert_eq!(c.reads, vec![(4, 2), (12, 8)]);
+        assert_eq!(c.tags.iter().copied().collect::<Vec<_>>(), vec![16]);
+        assert!(fa.near_triggers.is_empty());
     }
 }
