@@ -897,10 +897,11 @@ impl Default for LspConfig {
 /// window (algorithms.md §6: "requests whose data units are within 128 KB of
 /// a unit of a different request"; the paper: "the blocks in distinct
 /// requests"), which the spec leaves open.
-/// * `extent` (default since 2026-11-28, the paper's words: see
+/// * `extent` (default since 2026-11-27, the paper's words: see
 ///   [`crate::policy::block::lsp`]): its blocks, each at its address; two
-///   requests are near when the gap from the last block of one to the first
-///   of the other is within the gap, and an area spans their blocks.
+///   requests are near when the bytes between the last block of one and the
+///   first of the other are within the gap, and an area spans their units
+///   (`N_L` the last block's address).
 /// * `start`: its first block alone; two requests are near when their
 ///   starts are within the gap, and an area spans the starts (the reading
 ///   before).

@@ -7,7 +7,7 @@
 //! A set with fewer than `g + 1` blocks after the request it was read with
 //! (its read passed over cached blocks at its end, or met the array's end)
 //! is tagged on the first block after the request instead, as AMP's is
-//! (since 2026-11-28): `last − g` would be a block the stream has read, a
+//! (since 2026-11-27): `last − g` would be a block the stream has read, a
 //! tag that never fires. Such a trigger remembers its set's last block; any
 //! other is `g` before it.
 

@@ -9,8 +9,8 @@
 //!   that strip (decisions.md 7).
 //! * Other requests go to the window; when it holds `lsp.window` (50)
 //!   requests they are clustered — single linkage over the requests sorted
-//!   by start, the next joining while the address gap from the cluster's
-//!   last unit to its first is `lsp.gap` (128 KiB) at most; a cluster needs
+//!   by start, the next joining while the bytes between the cluster's last
+//!   unit and its first are `lsp.gap` (128 KiB) at most; a cluster needs
 //!   two requests
 //!   (decisions.md 7c) — and each cluster with units `N_1 … N_L`
 //!   becomes the area `[N_1 − (N_L − N_1)/2, N_L + (N_L − N_1)/2]` (bytes,
@@ -32,15 +32,22 @@
 //!   are near when the bytes between the last block of one and the first of
 //!   the other are within `lsp.gap`, and `N_L` is a cluster's last block.
 //!   A gap of 0 then joins requests that follow one another, as the paper
-//!   says of it ("similar to sequential prefetching"). A request of one
-//!   block is one unit, which is what the spec's golden test, units {100,
-//!   120, 160} KiB, reads. `"start"` takes a request's first block alone,
+//!   says of it ("similar to sequential prefetching"); between two units the
+//!   gap is a block less than the difference of their addresses (one-block
+//!   requests 132 KiB apart are near). A request of one block is one unit,
+//!   which is what the spec's golden test, units {100, 120, 160} KiB, reads
+//!   (20 and 40 KiB apart: near under either measure). `"start"` takes a request's first block alone,
 //!   the gap measured from start to start (this module's reading until
-//!   2026-11-28; a gap of 0 then joins only requests with the same start).
+//!   2026-11-27; a gap of 0 then joins only requests with the same start).
 //! * A new area has no holes: made over an older area's holes (the
 //!   requests came back there), it merges with that area and the union holds
 //!   those strips again (the paper keeps holes per area and merges areas;
-//!   it does not say a merge keeps them). Counted as `holes_refilled`.
+//!   it does not say a merge keeps them). Counted as `holes_refilled`. Holes
+//!   are kept per strip, array-wide: a strip the new area touches is no
+//!   hole any more even when it also touches a neighbour the new area does
+//!   not merge with (a gap smaller than a strip).
+//! * Areas closer than the gap merge, and so do areas that overlap (at a
+//!   gap of 0 two areas may share a byte).
 //! * A request is inside an area when its first byte is (both ends of an
 //!   area inside); a request inside an area reads its strips' missing blocks
 //!   whether it hit or missed (the strip is the prefetch unit, read with the
@@ -276,7 +283,7 @@ impl Lsp {
         area.end = end;
         // the predecessor: the last area starting at or before `start`
         if let Some((&ps, p)) = self.areas.range(..=start).next_back() {
-            if p.end.saturating_add(self.gap_bytes) > start {
+            if p.end.saturating_add(self.gap_bytes) > start || p.end >= start {
                 let p = self.areas.remove(&ps).expect("found");
                 self.n.merges += 1;
                 area = merged(p, area);
@@ -284,8 +291,11 @@ impl Lsp {
             }
         }
         // successors starting before the area's end plus the gap
-        while let Some((&ss, _)) =
-            self.areas.range(start..).next().filter(|(&ss, _)| ss < area.end.saturating_add(self.gap_bytes))
+        while let Some((&ss, _)) = self
+            .areas
+            .range(start..)
+            .next()
+            .filter(|(&ss, _)| ss < area.end.saturating_add(self.gap_bytes) || ss <= area.end)
         {
             let s = self.areas.remove(&ss).expect("found");
             self.n.merges += 1;
@@ -385,7 +395,8 @@ impl BlockPrefetch for Lsp {
         self.last_evicted_strip = s;
         let x = s * self.strip_bytes;
         let start = self.area_at(x).or_else(|| {
-            self.areas.range(x..x + self.strip_bytes).next().map(|(&s, _)| s) // an area starting inside the strip
+            self.areas.range(x..x.saturating_add(self.strip_bytes)).next().map(|(&s, _)| s)
+            // an area starting inside the strip
         });
         if let Some(start) = start {
             self.hole(start, s);
@@ -543,6 +554,25 @@ mod tests {
         assert_eq!(l.areas[&0].end, 500 * KIB - 1);
         l.insert(700 * KIB, 800 * KIB, Area::default());
         assert_eq!(l.areas.len(), 2, "200 KiB apart: two areas");
+    }
+
+    /// At a gap of 0 areas that share a byte merge (the review's case: two
+    /// areas ending and starting at 100 KiB).
+    #[test]
+    fn areas_sharing_a_byte_merge_at_a_gap_of_0() {
+        let g = Geometry::new(ArrayLayout::new(Layout::Raid5, 5, 16, 1 << 20).unwrap(), 4096, u64::MAX);
+        let mut l = Lsp::new(&LspConfig { gap: Size(0), ..LspConfig::default() }, g);
+        l.insert(0, 100 * KIB, Area::default());
+        l.insert(100 * KIB, 116 * KIB, Area::default());
+        assert_eq!(l.areas.iter().map(|(&s, a)| (s, a.end)).collect::<Vec<_>>(), vec![(0, 116 * KIB)]);
+        l.insert(200 * KIB, 300 * KIB, Area::default());
+        l.insert(150 * KIB, 200 * KIB, Area::default()); // its end is the next one's start
+        assert_eq!(l.areas.len(), 2);
+        assert_eq!(l.areas[&(150 * KIB)].end, 300 * KIB);
+        // an eviction in the last strip of the byte space looks for an area
+        // starting inside it without overflowing
+        let mut c = Cache::new();
+        l.on_evict(&mut c, u64::MAX / 4096, true);
     }
 
     #[test]
