@@ -1,4 +1,4 @@
-"""Readahead under memory pressure: `host.readahead_alloc` (README, `[host]`)."""
+"""Readahead under memory pressure: `host.readahead_alloc` and `host.reclaim` (README, `[host]`)."""
 
 from __future__ import annotations
 
@@ -107,3 +107,51 @@ file_size = "1MiB"
         ).metrics
         assert m["app_requests"] == streams * 256, (memory, streams)
         assert 0 < m["windows_over_budget"] <= m["room_waits"], (memory, streams)
+
+
+#: One reader, windows of 128 KiB, a page cache of 48 pages: its two windows do not fit.
+ONE_READER = """
+[array]
+layout = "raid0"
+disks = 2
+strip = "64KiB"
+[disk]
+model = "cheetah-15k5"
+[readahead]
+policy = "linux"
+max = "128KiB"
+[workload]
+kind = "iozone"
+streams = 1
+file_size = "4MiB"
+"""
+
+
+def reclaimed(reclaim: str, record: str, memory: str = "192KiB") -> dict[str, Any]:
+    extra = f'record = "{record}"\n[host]\nmemory = "{memory}"\nreclaim = "{reclaim}"\n'
+    return prefetchlab.simulate(ONE_READER + extra).metrics
+
+
+def test_use_once_reclaim_keeps_a_page_read_once_in_place_even_when_read_in_pieces() -> None:
+    pages = ("wasted_prefetch_pages", "prefetched_pages", "room_waits")
+    lru, once = reclaimed("lru", "4KiB"), reclaimed("use-once", "4KiB")
+    # pages read once leave in the order they came in, not behind the unread window
+    assert [lru[k] for k in pages] != [once[k] for k in pages]
+    assert once["wasted_prefetch_pages"] > 0
+    # 2 KiB reads go on in the page the last one ended in: each page is still read once
+    # (marked by the first read only), so the run is the 4 KiB one; with every read
+    # marking, the second would move each page to the head, as "lru" does
+    halves = reclaimed("use-once", "2KiB")
+    assert [halves[k] for k in pages] == [once[k] for k in pages]
+    # with room for both windows nothing is evicted and the two agree
+    roomy = [reclaimed(r, "4KiB", "512KiB") for r in ("lru", "use-once")]
+    assert roomy[0]["bandwidth_mb_s"] == roomy[1]["bandwidth_mb_s"]
+    assert roomy[0]["wasted_prefetch_pages"] == roomy[1]["wasted_prefetch_pages"] == 0
+
+
+def test_the_run_header_says_when_reclaim_is_use_once() -> None:
+    from prefetchlab._table import describe_config
+
+    for reclaim, said in (("lru", False), ("use-once", True)):
+        header = describe_config(prefetchlab.simulate(ONE_READER + f'[host]\nreclaim = "{reclaim}"\n').config)
+        assert ("use-once reclaim" in header) == said, header

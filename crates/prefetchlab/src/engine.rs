@@ -35,7 +35,8 @@ use crate::block::BlockLayer;
 use crate::cache::lru::NONE;
 use crate::cache::PageCache;
 use crate::config::{
-    Config, DeviceKind, InformedPolicy, IoContext, Raid6WritePolicy, ReadaheadAlloc, RunMode, WorkloadKind,
+    Config, DeviceKind, InformedPolicy, IoContext, PageReclaim, Raid6WritePolicy, ReadaheadAlloc, RunMode,
+    WorkloadKind,
 };
 use crate::device::{hdd::Hdd, ssd::Ssd, AnyDevice, Device, DiskRequest};
 use crate::error::{Error, Result};
@@ -227,6 +228,9 @@ struct Stream {
     cur_page: u64,
     end_page: u64,
     end_byte: u64,
+    /// The page of this request that its read does not mark accessed (the
+    /// one the reader's last read ended in), or `u64::MAX`.
+    unmarked_page: u64,
     req_bytes: u64,
     /// The hit/miss of `cur_page` has been counted (after a wait).
     counted: bool,
@@ -369,7 +373,8 @@ impl Engine {
         let meta_blocks = fs.meta_blocks() as usize;
         let memory_pages = cfg.host.memory.pages();
         let cache = PageCache::new(memory_pages, &file_pages)
-            .waiting_for_room(cfg.host.readahead_alloc == ReadaheadAlloc::Wait);
+            .waiting_for_room(cfg.host.readahead_alloc == ReadaheadAlloc::Wait)
+            .use_once(cfg.host.reclaim == PageReclaim::UseOnce);
         let streams_n = gens.len();
         let scheds = sched::build_all(&cfg.disk, streams_n, disks as usize);
         let mut block = BlockLayer::new(&cfg.block, scheds);
@@ -384,6 +389,7 @@ impl Engine {
                 cur_page: 0,
                 end_page: 0,
                 end_byte: 0,
+                unmarked_page: u64::MAX,
                 req_bytes: 0,
                 counted: false,
                 direct_pending: 0,
@@ -581,6 +587,11 @@ impl Engine {
             self.active_streams -= 1;
             return;
         };
+        // a read starting in the page where this reader's last read of the
+        // file ended does not mark that page again (do_generic_file_read's
+        // prev_index/prev_offset test; host.reclaim = "use-once")
+        let continues = st.requests > 0 && file == st.file && offset == st.end_byte + 1;
+        st.unmarked_page = if continues && offset % PAGE_BYTES != 0 { offset / PAGE_BYTES } else { u64::MAX };
         if file != st.file {
             // a file set's thread opens another file: a new readahead state
             st.file = file;
@@ -651,7 +662,8 @@ impl Engine {
                 return;
             }
             if skip_cached && !self.streams[s as usize].counted {
-                let read = self.cache.read_uptodate_run(file, idx, end);
+                let read =
+                    self.cache.read_uptodate_run(file, idx, end, self.streams[s as usize].unmarked_page);
                 if read > 0 {
                     self.streams[s as usize].cur_page += read;
                     continue;
@@ -714,7 +726,7 @@ impl Engine {
                 self.ios[io as usize].waiters = s;
                 return;
             }
-            self.cache.access(slot);
+            self.cache.access(slot, idx != self.streams[s as usize].unmarked_page);
             let st = &mut self.streams[s as usize];
             st.cur_page += 1;
             st.counted = false;

@@ -27,6 +27,9 @@ pub mod flag {
     /// unread, move to the MRU end once instead of leaving (AMP's second
     /// chance; the array cache honours it).
     pub const SECOND_CHANCE: u8 = 64;
+    /// Read since it came in or was last moved to the head (PG_referenced:
+    /// the page cache's `host.reclaim = "use-once"`).
+    pub const REFERENCED: u8 = 128;
 }
 
 pub const NONE: u32 = u32::MAX;
@@ -311,6 +314,27 @@ impl<W: Copy + Default> LruSlots<W> {
         self.touch(s);
         let f = self.slots[s as usize].flags;
         self.set_flags(s, (f & !flag::PINNED) | flag::USED);
+        f & (flag::USED | flag::PREFETCHED) == flag::PREFETCHED
+    }
+
+    /// The reader read slot `s`, under Linux 2.6's `mark_page_accessed`
+    /// (`host.reclaim = "use-once"`): marked used and no longer pinned; when
+    /// `mark`, a slot not referenced becomes referenced and stays in place,
+    /// a referenced one moves to the head (activated) and is referenced no
+    /// more. Returns true when this was the first use of a prefetched slot.
+    #[inline]
+    pub fn access_use_once(&mut self, s: u32, mark: bool) -> bool {
+        let f = self.slots[s as usize].flags;
+        let mut g = (f & !flag::PINNED) | flag::USED;
+        if mark {
+            if f & flag::REFERENCED != 0 {
+                self.touch(s);
+                g &= !flag::REFERENCED;
+            } else {
+                g |= flag::REFERENCED;
+            }
+        }
+        self.set_flags(s, g);
         f & (flag::USED | flag::PREFETCHED) == flag::PREFETCHED
     }
 

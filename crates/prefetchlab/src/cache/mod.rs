@@ -44,6 +44,9 @@ pub struct PageCache {
     /// 2.6.35's: the pages a search for a victim passes over go to the head
     /// ([`LruSlots::victim_rotating`]).
     wait_for_room: bool,
+    /// `host.reclaim = "use-once"`: a read moves a page to the head only when
+    /// it was read before ([`LruSlots::access_use_once`]).
+    use_once: bool,
     pub stats: CacheStats,
 }
 
@@ -66,6 +69,7 @@ impl PageCache {
                 })
                 .collect(),
             wait_for_room: false,
+            use_once: false,
             stats: CacheStats::default(),
         }
     }
@@ -80,6 +84,12 @@ impl PageCache {
     /// The cache as `host.readahead_alloc` has it: `wait` (true) or `fail`.
     pub fn waiting_for_room(mut self, wait: bool) -> Self {
         self.wait_for_room = wait;
+        self
+    }
+
+    /// The cache as `host.reclaim` has it: `use-once` (true) or `lru`.
+    pub fn use_once(mut self, use_once: bool) -> Self {
+        self.use_once = use_once;
         self
     }
 
@@ -206,7 +216,7 @@ impl PageCache {
         marker: Option<u64>,
         over_budget: bool,
     ) -> u64 {
-        let PageCache { lru, index, file_base, stats, wait_for_room } = self;
+        let PageCache { lru, index, file_base, stats, wait_for_room, use_once: _ } = self;
         let base = file_base[file as usize];
         // Slots from the tail up to `scan` (exclusive) are not evictable.
         let mut scan = lru.tail();
@@ -302,17 +312,22 @@ impl PageCache {
         }
     }
 
-    /// The reader reads the page in `slot` (counts a first use of a prefetch).
+    /// The reader reads the page in `slot` (counts a first use of a
+    /// prefetch). `mark`: the read marks it accessed (not a read that goes
+    /// on in the page where the reader's last one ended); with `lru` every
+    /// read moves the page to the head.
     #[inline]
-    pub fn access(&mut self, slot: u32) {
-        self.stats.prefetch_used += self.lru.access(slot) as u64;
+    pub fn access(&mut self, slot: u32, mark: bool) {
+        let first_use =
+            if self.use_once { self.lru.access_use_once(slot, mark) } else { self.lru.access(slot) };
+        self.stats.prefetch_used += first_use as u64;
     }
 
     /// The reader reads pages `from..to` of `file` for as long as they are
     /// uptodate and carry no readahead marker: each counts as a hit and is
     /// accessed, in order, as the read loop does page by page for a policy
     /// that ignores cached pages. Returns the number of pages read.
-    pub fn read_uptodate_run(&mut self, file: u32, from: u64, to: u64) -> u64 {
+    pub fn read_uptodate_run(&mut self, file: u32, from: u64, to: u64, unmarked: u64) -> u64 {
         let base = self.key(file, 0) as usize;
         let index = &self.index[base + from as usize..base + to as usize];
         let mut read = 0;
@@ -320,7 +335,12 @@ impl PageCache {
             if slot == NONE || self.lru.flags(slot) & (flag::UPTODATE | flag::MARKER) != flag::UPTODATE {
                 break;
             }
-            self.stats.prefetch_used += self.lru.access(slot) as u64;
+            let first_use = if self.use_once {
+                self.lru.access_use_once(slot, from + read != unmarked)
+            } else {
+                self.lru.access(slot)
+            };
+            self.stats.prefetch_used += first_use as u64;
             read += 1;
         }
         self.stats.hits += read;
@@ -340,9 +360,9 @@ mod tests {
         c.complete(a);
         c.complete(b);
         assert!(c.has_marker(b));
-        c.access(a);
+        c.access(a, true);
         // full: the next page evicts the LRU page (b, never used → wasted)
-        c.access(a);
+        c.access(a, true);
         let (ev, room) = c.make_room();
         assert!(room);
         assert_eq!(ev.map(|e| e.unused_prefetch), Some(true));
@@ -350,9 +370,39 @@ mod tests {
         assert!(!c.is_cached(0, 1));
         let d = c.allocate(0, 2, 3, true, false);
         c.complete(d);
-        c.access(d);
+        c.access(d, true);
         assert_eq!(c.stats.prefetched, 2);
         assert_eq!(c.stats.prefetch_used, 1);
+    }
+
+    /// host.reclaim: with "lru" a read moves a page to the head, so the
+    /// prefetched page nobody read is the victim; with "use-once" a page read
+    /// once stays where it came in (and goes first), one read twice moves to
+    /// the head, and a read that goes on in the same page does not mark it.
+    #[test]
+    fn use_once_leaves_a_page_read_once_in_place_and_moves_one_read_twice() {
+        for (use_once, victim) in [(false, 2), (true, 0)] {
+            let mut c = PageCache::new(3, &[10]).use_once(use_once);
+            for p in 0..3 {
+                let s = c.allocate(0, p, 1, p == 2, false);
+                c.complete(s);
+            }
+            let (p0, p1) = (c.lookup(0, 0), c.lookup(0, 1));
+            c.access(p0, true);
+            c.access(p1, true);
+            c.access(p1, true);
+            let (ev, _) = c.make_room();
+            assert_eq!(ev.map(|e| e.key), Some(victim), "use_once {use_once}");
+        }
+        let mut c = PageCache::new(3, &[10]).use_once(true);
+        for p in 0..3 {
+            let s = c.allocate(0, p, 1, false, false);
+            c.complete(s);
+        }
+        let p0 = c.lookup(0, 0);
+        c.access(p0, true);
+        c.access(p0, false); // the next sub-page read, going on where the last ended
+        assert_eq!(c.make_room().0.map(|e| e.key), Some(0), "read once, still the oldest");
     }
 
     /// `allocate_run` does what `make_room` + `allocate` do page by page:

@@ -513,12 +513,38 @@ pub struct HostConfig {
     /// What a readahead page allocation does when the page cache is full and
     /// no page in it can be evicted (every one in flight or waited for).
     pub readahead_alloc: ReadaheadAlloc,
+    /// Where a read moves a cached page in the page cache's list.
+    pub reclaim: PageReclaim,
 }
 
 impl Default for HostConfig {
     fn default() -> Self {
-        HostConfig { memory: Size(1 << 30), readahead_alloc: ReadaheadAlloc::Wait }
+        HostConfig { memory: Size(1 << 30), readahead_alloc: ReadaheadAlloc::Wait, reclaim: PageReclaim::Lru }
     }
+}
+
+/// `host.reclaim`: the page cache's replacement, i.e. where a read moves a
+/// cached page.
+///
+/// * `lru` (default): every read moves the page to the head of the one list
+///   (the model since it was written; every experiment's figures).
+/// * `use-once`: Linux 2.6's `mark_page_accessed` on the inactive list (the
+///   papers' 2.6.18 and 2.6.35): a page's first read only marks it
+///   referenced and leaves it in place; a second read moves it to the head
+///   (activates it: the active list is the head of the one list here, not a
+///   second list kept to half the cache). Reclaim takes from the tail either
+///   way, and a referenced page read once is reclaimed as an unreferenced
+///   one is (`shrink_page_list` keeps only mapped pages for their
+///   references), so pages streamed once leave in the order they came in.
+///   As `do_generic_file_read`, a read that starts in a page where the same
+///   reader's last read of that file ended does not mark it again (a reader
+///   of requests smaller than a page reads each page once). The array cache
+///   stays LRU (a controller's cache).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum PageReclaim {
+    Lru,
+    UseOnce,
 }
 
 /// `host.readahead_alloc`: a readahead page allocation that finds nothing to
