@@ -231,6 +231,9 @@ struct Stream {
     /// The page of this request that its read does not mark accessed (the
     /// one the reader's last read ended in), or `u64::MAX`.
     unmarked_page: u64,
+    /// The slot of the page this reader waits to read and holds pinned, or
+    /// `NONE`.
+    held_slot: u32,
     req_bytes: u64,
     /// The hit/miss of `cur_page` has been counted (after a wait).
     counted: bool,
@@ -390,6 +393,7 @@ impl Engine {
                 end_page: 0,
                 end_byte: 0,
                 unmarked_page: u64::MAX,
+                held_slot: NONE,
                 req_bytes: 0,
                 counted: false,
                 direct_pending: 0,
@@ -701,24 +705,27 @@ impl Engine {
                     slot = self.cache.lookup(file, idx);
                 }
             } else if slot == NONE {
-                // defensive: a waited-for page is pinned, so this should not happen
+                // defensive: a reader holds the page it waits for (Engine::hold),
+                // so it cannot have left the cache
+                debug_assert!(false, "stream {s}: page {idx} of file {file}, held, left the cache");
                 self.read_pages(s, file, idx, 1, idx, end, IoEvent::PageRead, None);
                 slot = self.cache.lookup(file, idx);
             }
             if self.streams[s as usize].sleeping_parts > 0 {
                 // asleep in the submission until its parts have requests, or
-                // until room is made for its window; a page it will read is
-                // held meanwhile (the kernel's are off the LRU, in the
-                // window's page pool), so that reclaim for its own window
-                // cannot take it
-                if self.streams[s as usize].waiting_room > 0 && slot != NONE {
-                    self.cache.pin(slot);
+                // until room is made for its window; the page it will read is
+                // held meanwhile (the kernel's reader holds a reference to it
+                // through the readahead call, and a waiting window's pages
+                // are off the LRU, in its page pool), so that reclaim cannot
+                // take it
+                if slot != NONE {
+                    self.hold(s, slot);
                 }
                 self.streams[s as usize].state = StreamState::Sleeping;
                 return;
             }
             if !self.cache.uptodate(slot) {
-                self.cache.pin(slot);
+                self.hold(s, slot);
                 let io = self.cache.io(slot);
                 let st = &mut self.streams[s as usize];
                 st.state = StreamState::Waiting;
@@ -730,7 +737,26 @@ impl Engine {
             let st = &mut self.streams[s as usize];
             st.cur_page += 1;
             st.counted = false;
+            if st.held_slot == slot {
+                st.held_slot = NONE;
+                self.cache.unpin(slot);
+            }
         }
+    }
+
+    /// Stream `s` waits with page `slot` next to read: it holds the page
+    /// (one pin per reader, however often it waits for it) until it has read
+    /// it.
+    fn hold(&mut self, s: u32, slot: u32) {
+        let st = &mut self.streams[s as usize];
+        if st.held_slot == slot {
+            return;
+        }
+        let before = std::mem::replace(&mut st.held_slot, slot);
+        if before != NONE {
+            self.cache.unpin(before);
+        }
+        self.cache.pin(slot);
     }
 
     /// O_DIRECT: read the request's blocks straight from the array, one I/O

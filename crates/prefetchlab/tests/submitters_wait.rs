@@ -42,3 +42,15 @@ fn a_full_queue_puts_readers_to_sleep() {
     assert_eq!(wait.bytes_read, grow.bytes_read);
     assert_ne!(wait.sim_time_s, grow.sim_time_s, "sleeping changes the run");
 }
+
+/// A reader asleep for a request slot holds the page it will read next (the
+/// kernel's reader holds a reference to it through the readahead call):
+/// with 32 readers' windows in 2 MiB of memory, reclaim for the others'
+/// windows would otherwise take it, and the reader would find it gone (a
+/// debug assertion in the engine) and read it again.
+#[test]
+fn a_reader_asleep_for_a_request_slot_keeps_the_page_it_will_read() {
+    let m = run("[block]\nnr_requests = 4\n[host]\nmemory = '2MiB'\n");
+    assert!(m.request_sleep_s > 0.0 && m.wasted_prefetch_pages > 0, "{m:?}");
+    assert_eq!(m.app_requests, 32 * 128);
+}

@@ -306,26 +306,26 @@ impl<W: Copy + Default> LruSlots<W> {
         self.link_head(s);
     }
 
-    /// The reader read slot `s`: marks it used and most recent (and no longer
-    /// pinned). Returns true
-    /// when this was the first use of a prefetched slot.
+    /// The reader read slot `s`: marks it used and most recent (a pin is its
+    /// owner's to take off). Returns true when this was the first use of a
+    /// prefetched slot.
     #[inline]
     pub fn access(&mut self, s: u32) -> bool {
         self.touch(s);
         let f = self.slots[s as usize].flags;
-        self.set_flags(s, (f & !flag::PINNED) | flag::USED);
+        self.set_flags(s, f | flag::USED);
         f & (flag::USED | flag::PREFETCHED) == flag::PREFETCHED
     }
 
     /// The reader read slot `s`, under Linux 2.6's `mark_page_accessed`
-    /// (`host.reclaim = "use-once"`): marked used and no longer pinned; when
+    /// (`host.reclaim = "use-once"`): marked used; when
     /// `mark`, a slot not referenced becomes referenced and stays in place,
     /// a referenced one moves to the head (activated) and is referenced no
     /// more. Returns true when this was the first use of a prefetched slot.
     #[inline]
     pub fn access_use_once(&mut self, s: u32, mark: bool) -> bool {
         let f = self.slots[s as usize].flags;
-        let mut g = (f & !flag::PINNED) | flag::USED;
+        let mut g = f | flag::USED;
         if mark {
             if f & flag::REFERENCED != 0 {
                 self.touch(s);
@@ -461,7 +461,9 @@ mod tests {
         // a (in flight) and b (pinned) are passed over, to the head
         assert_eq!(c.victim_rotating(), Some(d));
         assert_eq!((c.tail(), c.newer(d)), (d, a));
-        c.access(b); // read: no longer pinned
+        c.access(b); // read, still pinned: the reader that pinned it takes the pin off
+        assert_eq!((c.evictable(), count(&c)), (1, 1));
+        c.clear(b, flag::PINNED);
         assert_eq!((c.evictable(), count(&c)), (2, 2));
         c.replace(d, 4, 0, 7);
         c.remove(b);

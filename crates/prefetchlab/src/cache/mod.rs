@@ -33,7 +33,8 @@ pub struct CacheStats {
 
 /// The host page cache.
 pub struct PageCache {
-    lru: LruSlots,
+    /// Slots with each one's count of pins (readers waiting for it).
+    lru: LruSlots<u16>,
     /// Page → slot (`NONE` if absent), the files one after the other; a
     /// slot's key is its page's place here.
     index: Vec<u32>,
@@ -146,10 +147,24 @@ impl PageCache {
         self.lru.clear(slot, flag::MARKER);
     }
 
-    /// A reader waits for this page: keep it until the reader has read it.
+    /// A reader waits for this page: keep it until the reader has read it
+    /// ([`PageCache::unpin`]). Pins are counted (the slot's word), so a page
+    /// two readers wait for stays until both have read it.
     #[inline]
     pub fn pin(&mut self, slot: u32) {
+        let pins = self.lru.word_mut(slot);
+        *pins = pins.saturating_add(1);
         self.lru.set(slot, flag::PINNED);
+    }
+
+    /// A reader that pinned this page has read it (or no longer waits).
+    #[inline]
+    pub fn unpin(&mut self, slot: u32) {
+        let pins = self.lru.word_mut(slot);
+        *pins = pins.saturating_sub(1);
+        if *pins == 0 {
+            self.lru.clear(slot, flag::PINNED);
+        }
     }
 
     /// The I/O filling a slot that is not uptodate.
@@ -373,6 +388,24 @@ mod tests {
         c.access(d, true);
         assert_eq!(c.stats.prefetched, 2);
         assert_eq!(c.stats.prefetch_used, 1);
+    }
+
+    /// Pins are counted: a page two readers wait for stays until both have
+    /// read it (one reading it does not free it for reclaim).
+    #[test]
+    fn a_page_two_readers_hold_stays_until_both_let_go() {
+        let mut c = PageCache::new(1, &[10]);
+        let a = c.allocate(0, 0, 1, false, false);
+        c.complete(a);
+        c.pin(a);
+        c.pin(a);
+        c.access(a, true);
+        c.unpin(a);
+        assert_eq!(c.make_room(), (None, false), "still held by the other reader");
+        c.access(a, true);
+        c.unpin(a);
+        let (ev, room) = c.make_room();
+        assert!(room && ev.is_some());
     }
 
     /// host.reclaim: with "lru" a read moves a page to the head, so the
