@@ -35,6 +35,22 @@ seed = 1
 """
 
 
+#: Two disks, readahead windows of at most 128 KiB, IOzone readers (the workload's keys to add).
+SMALL = """
+[array]
+layout = "raid0"
+disks = 2
+strip = "64KiB"
+[disk]
+model = "cheetah-15k5"
+[readahead]
+policy = "linux"
+max = "128KiB"
+[workload]
+kind = "iozone"
+"""
+
+
 def config(alloc: str, streams: int = 128) -> str:
     return PRESSED.replace('memory = "64MiB"', f'memory = "64MiB"\nreadahead_alloc = "{alloc}"').replace(
         "streams = 128", f"streams = {streams}"
@@ -86,21 +102,7 @@ def test_every_reader_asleep_for_room_finishes() -> None:
 def test_a_page_cache_smaller_than_a_window_still_lets_every_reader_finish() -> None:
     # readers asleep for room that nothing can make (their own pages held, no read in
     # flight): the first goes on over the budget rather than sleep for good
-    tiny = """
-[array]
-layout = "raid0"
-disks = 2
-strip = "64KiB"
-[disk]
-model = "cheetah-15k5"
-[readahead]
-policy = "linux"
-max = "128KiB"
-[workload]
-kind = "iozone"
-record = "4KiB"
-file_size = "1MiB"
-"""
+    tiny = SMALL + 'record = "4KiB"\nfile_size = "1MiB"\n'
     for memory, streams in (("4KiB", 1), ("16KiB", 4), ("16KiB", 16)):
         m = prefetchlab.simulate(
             tiny + f'[host]\nmemory = "{memory}"\n', sets=[f"workload.streams={streams}"]
@@ -110,21 +112,7 @@ file_size = "1MiB"
 
 
 #: One reader, windows of 128 KiB, a page cache of 48 pages: its two windows do not fit.
-ONE_READER = """
-[array]
-layout = "raid0"
-disks = 2
-strip = "64KiB"
-[disk]
-model = "cheetah-15k5"
-[readahead]
-policy = "linux"
-max = "128KiB"
-[workload]
-kind = "iozone"
-streams = 1
-file_size = "4MiB"
-"""
+ONE_READER = SMALL + 'streams = 1\nfile_size = "4MiB"\n'
 
 
 def reclaimed(reclaim: str, record: str, memory: str = "192KiB") -> dict[str, Any]:

@@ -436,10 +436,14 @@ mod tests {
 
     const KIB: u64 = 1024;
 
-    fn lsp(window: u32) -> Lsp {
-        // 64 KiB strips of 4 KiB blocks
+    /// LSP with `cfg` over 64 KiB strips of 4 KiB blocks (RAID-5 of 5).
+    fn lsp_with(cfg: LspConfig) -> Lsp {
         let g = Geometry::new(ArrayLayout::new(Layout::Raid5, 5, 16, 1 << 20).unwrap(), 4096, u64::MAX);
-        Lsp::new(&LspConfig { window, ..LspConfig::default() }, g)
+        Lsp::new(&cfg, g)
+    }
+
+    fn lsp(window: u32) -> Lsp {
+        lsp_with(LspConfig { window, ..LspConfig::default() })
     }
 
     #[test]
@@ -481,10 +485,8 @@ mod tests {
     /// other) but not by their first blocks.
     #[test]
     fn a_requests_units_are_its_blocks_or_its_first() {
-        let lsp_units = |units, gap| {
-            let g = Geometry::new(ArrayLayout::new(Layout::Raid5, 5, 16, 1 << 20).unwrap(), 4096, u64::MAX);
-            Lsp::new(&LspConfig { window: 2, units, gap: Size(gap), ..LspConfig::default() }, g)
-        };
+        let lsp_units =
+            |units, gap| lsp_with(LspConfig { window: 2, units, gap: Size(gap), ..LspConfig::default() });
         let areas = |l: &Lsp| l.areas.iter().map(|(&s, a)| (s / KIB, a.end / KIB)).collect::<Vec<_>>();
         for (units, want) in [(LspUnits::Start, vec![]), (LspUnits::Extent, vec![(190, 630)])] {
             let mut l = lsp_units(units, 128 * KIB);
@@ -560,8 +562,7 @@ mod tests {
     /// areas ending and starting at 100 KiB).
     #[test]
     fn areas_sharing_a_byte_merge_at_a_gap_of_0() {
-        let g = Geometry::new(ArrayLayout::new(Layout::Raid5, 5, 16, 1 << 20).unwrap(), 4096, u64::MAX);
-        let mut l = Lsp::new(&LspConfig { gap: Size(0), ..LspConfig::default() }, g);
+        let mut l = lsp_with(LspConfig { gap: Size(0), ..LspConfig::default() });
         l.insert(0, 100 * KIB, Area::default());
         l.insert(100 * KIB, 116 * KIB, Area::default());
         assert_eq!(l.areas.iter().map(|(&s, a)| (s, a.end)).collect::<Vec<_>>(), vec![(0, 116 * KIB)]);
