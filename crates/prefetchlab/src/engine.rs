@@ -101,6 +101,9 @@ pub fn simulate_with_progress(cfg: &Config, progress: &mut dyn FnMut(&Progress) 
     let wall = std::time::Instant::now();
     let (mut engine, mut policies) = Engine::build(cfg)?;
     engine.run(&mut policies, progress)?;
+    if let Some(what) = engine.lost_page.take() {
+        return Err(Error::Internal(what));
+    }
     Ok(engine.report(wall.elapsed().as_secs_f64()))
 }
 
@@ -300,6 +303,9 @@ struct Engine {
     /// Windows whose reader slept for room, and those read over the budget.
     room_waits: u64,
     windows_over_budget: u64,
+    /// A page that left the cache while a reader held it (never, unless the
+    /// model is wrong): the run's internal error.
+    lost_page: Option<String>,
     /// Reused buffers.
     extents: Vec<crate::array::Extent>,
     io_buf: Vec<u32>,
@@ -444,6 +450,7 @@ impl Engine {
             room_waiters: VecDeque::new(),
             room_waits: 0,
             windows_over_budget: 0,
+            lost_page: None,
             extents: Vec::with_capacity(64),
             io_buf: Vec::with_capacity(64),
             io_stack: Vec::with_capacity(64),
@@ -705,9 +712,12 @@ impl Engine {
                     slot = self.cache.lookup(file, idx);
                 }
             } else if slot == NONE {
-                // defensive: a reader holds the page it waits for (Engine::hold),
-                // so it cannot have left the cache
-                debug_assert!(false, "stream {s}: page {idx} of file {file}, held, left the cache");
+                // a reader holds the page it waits for (Engine::hold), so it
+                // cannot have left the cache: the run goes on (the page read
+                // again) and ends with an internal error saying so
+                self.lost_page.get_or_insert_with(|| {
+                    format!("stream {s}: page {idx} of file {file} left the cache while its reader held it")
+                });
                 self.read_pages(s, file, idx, 1, idx, end, IoEvent::PageRead, None);
                 slot = self.cache.lookup(file, idx);
             }

@@ -67,7 +67,7 @@ pub struct Evicted {
 
 /// Slots with an LRU order (head = most recent), each with a word of type
 /// `W` for its owner (the array cache's block policy keeps one per block,
-/// [`LruSlots::word`]; the page cache has none, `()`): in the slot, so that
+/// [`LruSlots::word`]; the page cache its count of pins, `u16`): in the slot, so that
 /// reading it costs nothing more once the slot is touched, and a slot taken
 /// for a new key starts with `W::default()`.
 pub struct LruSlots<W = ()> {
@@ -277,7 +277,10 @@ impl<W: Copy + Default> LruSlots<W> {
     /// The least recently used slot that is uptodate and not pinned, moving
     /// every slot passed over (in flight, or pinned by a waiting reader) to
     /// the head, as 2.6.35's `shrink_page_list` puts back the pages it
-    /// cannot take; `None` after one round of the list.
+    /// cannot take; `None` after one round of the list. A pinned slot passed
+    /// over is referenced no more (`page_check_references` clears
+    /// PG_referenced on a page it examines; a page in flight is locked and
+    /// kept unexamined).
     pub fn victim_rotating(&mut self) -> Option<u32> {
         if self.evictable == 0 {
             return None; // nothing to find: no round of the list
@@ -289,7 +292,10 @@ impl<W: Copy + Default> LruSlots<W> {
             if is_evictable(slot.flags) {
                 return Some(s);
             }
-            let newer = slot.prev;
+            let (newer, flags) = (slot.prev, slot.flags);
+            if flags & flag::UPTODATE != 0 {
+                self.slots[s as usize].flags = flags & !flag::REFERENCED; // not an evictable change
+            }
             self.touch(s);
             if first_moved == NONE {
                 first_moved = s;

@@ -536,9 +536,11 @@ impl Default for HostConfig {
 ///   way, and a referenced page read once is reclaimed as an unreferenced
 ///   one is (`shrink_page_list` keeps only mapped pages for their
 ///   references), so pages streamed once leave in the order they came in.
-///   As `do_generic_file_read`, a read that starts in a page where the same
-///   reader's last read of that file ended does not mark it again (a reader
-///   of requests smaller than a page reads each page once). The array cache
+///   As 2.6.35's `do_generic_file_read`, a read that goes on exactly where
+///   the same reader's last read of that file ended, inside a page, does not
+///   mark that page again (a reader of requests smaller than a page reads
+///   each page once; 2.6.18 compared the page alone, which is the same for
+///   such a reader). The array cache
 ///   stays LRU (a controller's cache).
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
