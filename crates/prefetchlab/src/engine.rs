@@ -17,9 +17,13 @@
 //!   reader waits for its data pages, not for the indirect block itself.
 //! * The application's request completes when its last page is uptodate;
 //!   its response time runs from issue to that moment.
-//! * A page a reader waits for is pinned until the reader has read it (the
-//!   reference a waiting reader holds in the kernel), so readers woken
-//!   together cannot evict each other's pages.
+//! * A reader that waits — for its page's I/O, for a request slot, or for
+//!   room in the page cache — holds the page it will read next until it
+//!   has read it (the reference the kernel's reader holds): one pin per
+//!   reader, counted per page, so readers woken together cannot evict each
+//!   other's pages, nor reclaim for one reader's window the page another
+//!   sleeps on. A held page that left the cache anyway would end the run
+//!   with an internal error naming it.
 //! * Every run drains: when the event queue is empty every stream must have
 //!   finished, else the run fails with an internal error instead of reporting
 //!   a short run.
@@ -244,10 +248,6 @@ struct Stream {
     /// Parts of this stream's reads asleep for a disk request, or for room
     /// in the page cache.
     sleeping_parts: u32,
-    /// Its windows asleep for room in the page cache (in `room_waiters`; a
-    /// read may queue two: the window of a miss, then the one its marker
-    /// starts).
-    waiting_room: u32,
     next_waiter: u32,
     requests: u64,
     bytes: u64,
@@ -404,7 +404,6 @@ impl Engine {
                 counted: false,
                 direct_pending: 0,
                 sleeping_parts: 0,
-                waiting_room: 0,
                 next_waiter: NONE,
                 requests: 0,
                 bytes: 0,
@@ -828,7 +827,6 @@ impl Engine {
             self.room_waiters.push_back(RoomWait { next_page: p, ..want });
             let st = &mut self.streams[s as usize];
             st.sleeping_parts += 1;
-            st.waiting_room += 1;
             self.room_waits += 1;
         }
         let now = self.events.now_ns();
@@ -890,7 +888,6 @@ impl Engine {
             self.room_waiters.pop_front();
             let st = &mut self.streams[w.stream as usize];
             st.sleeping_parts -= 1;
-            st.waiting_room -= 1;
             if st.sleeping_parts == 0 && st.state == StreamState::Sleeping {
                 st.state = StreamState::Reading;
                 self.woken.push(w.stream);

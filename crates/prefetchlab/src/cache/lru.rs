@@ -18,8 +18,9 @@ pub mod flag {
     pub const USED: u8 = 4;
     /// Carries the readahead marker (PG_readahead).
     pub const MARKER: u8 = 8;
-    /// A reader waits for this slot: not evictable until it has read it (the
-    /// reference a waiting reader holds in the kernel).
+    /// Readers wait for this slot: not evictable until they have read it (the
+    /// reference a waiting reader holds in the kernel; the page cache counts
+    /// them in the slot's word and clears the flag when the last lets go).
     pub const PINNED: u8 = 16;
     /// Written in the cache and not yet on the disks (write-back).
     pub const DIRTY: u8 = 32;

@@ -1,5 +1,6 @@
 //! Caches: the host page cache (page granular, per-file index, LRU within a
-//! memory budget) and the slot store it shares with the array cache.
+//! memory budget, or 2.6's use-once order with `host.reclaim`) and the slot
+//! store it shares with the array cache.
 //!
 //! * [`lru`] — slots with prefetched/used/marker bookkeeping and an LRU list.
 //! * [`block_map`] — block → value over a large, sparse block space (the array
@@ -341,7 +342,9 @@ impl PageCache {
     /// The reader reads pages `from..to` of `file` for as long as they are
     /// uptodate and carry no readahead marker: each counts as a hit and is
     /// accessed, in order, as the read loop does page by page for a policy
-    /// that ignores cached pages. Returns the number of pages read.
+    /// that ignores cached pages (page `unmarked` is read without being
+    /// marked accessed: see [`PageCache::access`]). Returns the number of
+    /// pages read.
     pub fn read_uptodate_run(&mut self, file: u32, from: u64, to: u64, unmarked: u64) -> u64 {
         let base = self.key(file, 0) as usize;
         let index = &self.index[base + from as usize..base + to as usize];

@@ -511,7 +511,7 @@ pub struct HostConfig {
     /// Page-cache memory budget.
     pub memory: Size,
     /// What a readahead page allocation does when the page cache is full and
-    /// no page in it can be evicted (every one in flight or waited for).
+    /// no page in it can be evicted (every one in flight or held by a waiting reader).
     pub readahead_alloc: ReadaheadAlloc,
     /// Where a read moves a cached page in the page cache's list.
     pub reclaim: PageReclaim,
@@ -561,7 +561,7 @@ pub enum PageReclaim {
 ///   of its window is allocated when room is made (a read completes, a page
 ///   waited for is read), the sleepers in the order they fell asleep (a
 ///   reader awake allocates at once). Reclaim moves the pages it cannot take
-///   (in flight, or waited for) to the head of the list, as 2.6.35's
+///   (in flight, or held by a waiting reader) to the head of the list, as 2.6.35's
 ///   `shrink_page_list` puts them back. A simplification: the kernel keeps
 ///   a window's pages in its page pool, off the LRU, and sends them when all
 ///   are allocated; here the pages allocated before the sleep are sent at

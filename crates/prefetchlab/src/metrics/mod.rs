@@ -90,7 +90,7 @@ pub struct Metrics {
     pub queue_full_events: u64,
     /// Readahead windows whose reader slept for room in the page cache
     /// (`host.readahead_alloc = "wait"`: every cached page was in flight or
-    /// waited for), and of those, windows read over the budget at the end,
+    /// held by a waiting reader), and of those, windows read over the budget at the end,
     /// when nothing left could make room (a page cache smaller than the
     /// readers' windows).
     pub room_waits: u64,

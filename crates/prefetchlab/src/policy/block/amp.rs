@@ -10,7 +10,8 @@
 //! * when `p > apt` (asynchronous prefetching on, `array_cache.amp.apt`,
 //!   4) the block `last − g` of the new set is tagged (the first block
 //!   after the request it was read with, when fewer than `g + 1` follow
-//!   it), `g` starting at `apt / 2`; a **hit on a tag** reads the next `p` blocks after the set's
+//!   it; an asynchronous set's first block, when it is that short), `g`
+//!   starting at `apt / 2`; a **hit on a tag** reads the next `p` blocks after the set's
 //!   last cached block, a new set inheriting `p` and `g`;
 //! * a **hit on the last block of a set** not marked *old* raises the
 //!   stream's `p` by the read size (up to `array_cache.max_degree`, 256);

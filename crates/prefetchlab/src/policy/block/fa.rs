@@ -8,8 +8,10 @@
 //! (its read passed over cached blocks at its end, or met the array's end)
 //! is tagged on the first block after the request instead, as AMP's is
 //! (since 2026-11-27): `last − g` would be a block the stream has read, a
-//! tag that never fires. Such a trigger remembers its set's last block; any
-//! other is `g` before it.
+//! tag that never fires. An asynchronous set cut as short (its read stopped
+//! at a cached block) is tagged on its first block, where `last − g` would
+//! fall on the set before it. Such a trigger remembers its set's last block;
+//! any other is `g` before it.
 
 use super::sets::{read_ahead, read_set_with_demand};
 use super::{BlockAccess, BlockContext, BlockPrefetch};
