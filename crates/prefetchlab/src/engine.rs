@@ -22,8 +22,10 @@
 //!   has read it (the reference the kernel's reader holds): one pin per
 //!   reader, counted per page, so readers woken together cannot evict each
 //!   other's pages, nor reclaim for one reader's window the page another
-//!   sleeps on. A held page that left the cache anyway would end the run
-//!   with an internal error naming it.
+//!   sleeps on; and a reader holds a cached page through the readahead call
+//!   it makes there (its marker's window cannot evict it). A held page that
+//!   left the cache anyway would end the run with an internal error naming
+//!   it.
 //! * Every run drains: when the event queue is empty every stream must have
 //!   finished, else the run fails with an internal error instead of reporting
 //!   a short run.
@@ -104,10 +106,11 @@ pub fn simulate_with_progress(cfg: &Config, progress: &mut dyn FnMut(&Progress) 
     }
     let wall = std::time::Instant::now();
     let (mut engine, mut policies) = Engine::build(cfg)?;
-    engine.run(&mut policies, progress)?;
-    if let Some(what) = engine.lost_page.take() {
-        return Err(Error::Internal(what));
+    let ran = engine.run(&mut policies, progress);
+    if let (Some(what), false) = (engine.lost_page.take(), matches!(ran, Err(Error::Cancelled))) {
+        return Err(Error::Internal(what)); // the first cause, before what it led to
     }
+    ran?;
     Ok(engine.report(wall.elapsed().as_secs_f64()))
 }
 
@@ -695,8 +698,17 @@ impl Engine {
                     self.cache.stats.misses += 1;
                 }
                 self.streams[s as usize].counted = true;
+                // the reader holds a cached page through the policy's call (the
+                // kernel's through page_cache_async_readahead), so that the
+                // window it starts cannot evict the page it is about to read
+                if slot != NONE {
+                    self.cache.pin(slot);
+                }
                 let mut ctx = RaCtx { e: self, stream: s, file, demand_start: idx, demand_end: end };
                 policies[s as usize].on_page(&mut ctx, idx, end - idx, status);
+                if slot != NONE {
+                    self.cache.unpin(slot);
+                }
                 slot = self.cache.lookup(file, idx);
                 if status == PageStatus::Missing && slot != NONE && self.cache.has_marker(slot) {
                     // the window just read put its marker on this very page
@@ -706,6 +718,12 @@ impl Engine {
                     slot = self.cache.lookup(file, idx);
                 }
                 if slot == NONE {
+                    if status != PageStatus::Missing {
+                        // held through the call: it cannot have left
+                        self.lost_page.get_or_insert_with(|| {
+                            format!("stream {s}: page {idx} of file {file} left the cache during its readahead call")
+                        });
+                    }
                     self.read_pages(s, file, idx, 1, idx, end, IoEvent::PageRead, None);
                     policies[s as usize].on_fallback_miss(idx);
                     slot = self.cache.lookup(file, idx);

@@ -43,11 +43,12 @@ fn a_full_queue_puts_readers_to_sleep() {
     assert_ne!(wait.sim_time_s, grow.sim_time_s, "sleeping changes the run");
 }
 
-/// A reader asleep for a request slot holds the page it will read next (the
-/// kernel's reader holds a reference to it through the readahead call):
-/// with 32 readers' windows in 2 MiB of memory, reclaim for the others'
-/// windows would otherwise take it, and the reader would find it gone (the
-/// run then ends with an internal error naming the page).
+/// A reader asleep for a request slot holds the page it will read next, and
+/// every reader holds a cached page through the readahead call its marker
+/// starts (the kernel's reader holds a reference to it through the call):
+/// with 32 readers' windows in 2 MiB of memory, reclaim for the others' (or
+/// its own) windows would otherwise take it, and the reader would find it
+/// gone (the run then ends with an internal error naming the page).
 #[test]
 fn a_reader_asleep_for_a_request_slot_keeps_the_page_it_will_read() {
     let m = run("[block]\nnr_requests = 4\n[host]\nmemory = '2MiB'\n");

@@ -56,10 +56,11 @@ pub struct IoLog {
     pub pages: Vec<i64>,
     /// Windows: the marker page (−1 none); others −1.
     pub marker: Vec<i64>,
-    /// Windows: pages found uncached (those allocated after the reader slept
-    /// for room included, their block requests logged when sent; one another
-    /// reader brings in meanwhile is counted but not read again); disk
-    /// requests: request id.
+    /// Windows: pages read (`readahead_alloc = "wait"`: every page found
+    /// uncached, those allocated after the reader slept for room included,
+    /// their block requests logged when sent, one another reader brings in
+    /// meanwhile counted but not read again; `"fail"`: those allocated before
+    /// the first without room); disk requests: request id.
     pub issued: Vec<i64>,
     /// Block requests: first array block; disk requests: first array block of the piece (−1 after a merge).
     pub array_block: Vec<i64>,
