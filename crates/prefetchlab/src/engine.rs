@@ -26,6 +26,9 @@
 //!   it makes there (its marker's window cannot evict it). A held page that
 //!   left the cache anyway would end the run with an internal error naming
 //!   it.
+//! * A readahead window that finds no room in the page cache puts its
+//!   reader to sleep until room is made (`host.readahead_alloc = "wait"`),
+//!   in [`room_wait`].
 //! * Every run drains: when the event queue is empty every stream must have
 //!   finished, else the run fails with an internal error instead of reporting
 //!   a short run.
@@ -56,14 +59,15 @@ use crate::policy::readahead::{
 use crate::sim::{EventQueue, Rng, TimeNs};
 use crate::units::{NS_PER_MS, NS_PER_S, PAGE_BYTES, SECTORS_PER_PAGE};
 use replay::TraceReplay;
-use std::collections::VecDeque;
 
 mod array_prefetch;
 mod array_readahead;
 mod log_append;
 mod replay;
+mod room_wait;
 use crate::workload::{self, Generator};
 use log_append::LogAppend;
+use room_wait::RoomWaits;
 
 /// Runs one configuration to the end and reports what it measured.
 pub fn simulate(cfg: &Config) -> Result<Report> {
@@ -216,10 +220,10 @@ enum StreamState {
     Done,
 }
 
-/// The part of a readahead window not yet allocated, its reader asleep in
-/// the allocation (`host.readahead_alloc = "wait"`).
+/// A range of a file's pages a reader reads through the page cache (a
+/// readahead window, or what is left of one whose reader sleeps for room).
 #[derive(Debug, Clone, Copy)]
-struct RoomWait {
+struct PageRange {
     stream: u32,
     file: u32,
     /// The first page of the range still to read, and its end.
@@ -300,12 +304,8 @@ struct Engine {
     second_chances: Vec<u64>,
     /// Streams woken by completions, resumed after the event.
     woken: Vec<u32>,
-    /// Readers asleep in a readahead page allocation, in the order they fell
-    /// asleep (`host.readahead_alloc = "wait"`): the rest of each window.
-    room_waiters: VecDeque<RoomWait>,
-    /// Windows whose reader slept for room, and those read over the budget.
-    room_waits: u64,
-    windows_over_budget: u64,
+    /// Readers asleep in a readahead page allocation ([`room_wait`]).
+    room: RoomWaits,
     /// A page that left the cache while a reader held it (never, unless the
     /// model is wrong): the run's internal error.
     lost_page: Option<String>,
@@ -449,9 +449,7 @@ impl Engine {
             held_fills: Vec::new(),
             second_chances: Vec::new(),
             woken: Vec::new(),
-            room_waiters: VecDeque::new(),
-            room_waits: 0,
-            windows_over_budget: 0,
+            room: RoomWaits::default(),
             lost_page: None,
             extents: Vec::with_capacity(64),
             io_buf: Vec::with_capacity(64),
@@ -539,23 +537,16 @@ impl Engine {
                 }
                 self.advance_woken(policies);
                 // room may have been made by this event (a read completed, a
-                // waited-for page read): the readers asleep for it try again
-                if !self.room_waiters.is_empty() && self.cache.may_make_room() {
-                    self.resume_room_waiters(false);
+                // held page read): the readers asleep for it try again
+                if self.retry_room_waiters() {
                     self.advance_woken(policies);
                 }
             }
-            // Nothing left to happen, and readers still asleep for room: nothing
-            // can make it (every cached page held by a reader asleep, no read in
-            // flight; a page cache smaller than the readers' windows). The first
-            // reads the rest of its window over the budget, as a demanded page
-            // does, rather than sleep for good (the kernel keeps a window to half
-            // of the memory it may reclaim, max_sane_readahead, not modelled).
-            if self.room_waiters.is_empty() {
+            // nothing left to happen: a reader asleep for room nothing can
+            // make goes on over the budget ([`room_wait`])
+            if !self.force_first_room_waiter() {
                 break;
             }
-            self.windows_over_budget += 1;
-            self.resume_room_waiters(true);
             self.advance_woken(policies);
         }
         self.end_ns = self.streams.iter().map(|s| s.finish_ns).max().unwrap_or(0).max(last_ns);
@@ -699,8 +690,10 @@ impl Engine {
                 }
                 self.streams[s as usize].counted = true;
                 // the reader holds a cached page through the policy's call (the
-                // kernel's through page_cache_async_readahead), so that the
-                // window it starts cannot evict the page it is about to read
+                // kernel's reference through page_cache_async_readahead), so
+                // that the window it starts cannot evict the page it is about
+                // to read: a pin for the call alone, not `hold` (which keeps
+                // the page across events: measured 5 % slower per page here)
                 if slot != NONE {
                     self.cache.pin(slot);
                 }
@@ -771,9 +764,9 @@ impl Engine {
         }
     }
 
-    /// Stream `s` waits with page `slot` next to read: it holds the page
-    /// (one pin per reader, however often it waits for it) until it has read
-    /// it.
+    /// Stream `s` waits with page `slot` next to read (for a request slot,
+    /// room, or the page's I/O): it holds the page (one pin per reader,
+    /// however often it waits for it) until it has read it.
     fn hold(&mut self, s: u32, slot: u32) {
         let st = &mut self.streams[s as usize];
         if st.held_slot == slot {
@@ -836,16 +829,12 @@ impl Engine {
     ) -> u64 {
         let end = (start + size).min(self.fs.file_pages(file));
         let want =
-            RoomWait { stream: s, file, next_page: start, end_page: end, demand: (dstart, dend), marker };
+            PageRange { stream: s, file, next_page: start, end_page: end, demand: (dstart, dend), marker };
         let (mut issued, stopped) = self.read_range(want, false);
         if let Some(p) = stopped.filter(|_| self.cache.waits_for_room()) {
-            // page_cache_alloc_cold waits in reclaim (host.readahead_alloc =
-            // "wait"): the reader sleeps, the rest of the window to come
-            issued += (p..end).filter(|&q| !self.cache.is_cached(file, q)).count() as u64;
-            self.room_waiters.push_back(RoomWait { next_page: p, ..want });
-            let st = &mut self.streams[s as usize];
-            st.sleeping_parts += 1;
-            self.room_waits += 1;
+            // page_cache_alloc_cold waits in reclaim: the reader sleeps, the
+            // rest of the window to come ([`room_wait`])
+            issued += self.sleep_for_room(PageRange { next_page: p, ..want });
         }
         let now = self.events.now_ns();
         let mut row = IoRow::new(now, ev);
@@ -863,8 +852,9 @@ impl Engine {
     /// physically contiguous run. Returns the pages issued and, when a page
     /// found no room (not a demanded one: those go over budget, as every
     /// page does with `over_budget`), where the read stopped.
-    fn read_range(&mut self, w: RoomWait, over_budget: bool) -> (u64, Option<u64>) {
-        let RoomWait { stream: s, file, next_page: mut p, end_page: end, demand: (dstart, dend), marker } = w;
+    fn read_range(&mut self, w: PageRange, over_budget: bool) -> (u64, Option<u64>) {
+        let PageRange { stream: s, file, next_page: mut p, end_page: end, demand: (dstart, dend), marker } =
+            w;
         let mut issued = 0;
         while p < end {
             p += self.cache.presence_run(file, p, end, true);
@@ -890,27 +880,6 @@ impl Engine {
             p += n;
         }
         (issued, None)
-    }
-
-    /// Pages may be evictable: the readers asleep in a readahead allocation
-    /// go on allocating their windows, first asleep first, until one finds
-    /// no room again (with `over_budget`, the first reads the rest of its
-    /// window over the budget); a reader whose window is all allocated wakes.
-    fn resume_room_waiters(&mut self, mut over_budget: bool) {
-        while let Some(&w) = self.room_waiters.front() {
-            let (_, stopped) = self.read_range(w, std::mem::take(&mut over_budget));
-            if let Some(p) = stopped {
-                self.room_waiters[0].next_page = p;
-                return;
-            }
-            self.room_waiters.pop_front();
-            let st = &mut self.streams[w.stream as usize];
-            st.sleeping_parts -= 1;
-            if st.sleeping_parts == 0 && st.state == StreamState::Sleeping {
-                st.state = StreamState::Reading;
-                self.woken.push(w.stream);
-            }
-        }
     }
 
     /// Makes sure the indirect blocks mapping `page` are cached or on their
@@ -1480,8 +1449,8 @@ impl Engine {
             peak_cache_pages: self.cache.peak_pages(),
             congestion_events: self.block.queues.iter().map(|q| q.stats.congestion_events).sum(),
             queue_full_events: self.block.queues.iter().map(|q| q.stats.queue_full_events).sum(),
-            room_waits: self.room_waits,
-            windows_over_budget: self.windows_over_budget,
+            room_waits: self.room.waits,
+            windows_over_budget: self.room.over_budget,
             trace_records_skipped: t.map_or(0, |t| t.replay.skipped_records()),
             request_sleep_s: self.block.queues.iter().map(|q| q.stats.request_sleep_ns).sum::<u64>() as f64
                 / NS_PER_S as f64,

@@ -202,9 +202,7 @@ impl PageCache {
     /// Accounts for a page that left the cache.
     #[inline]
     fn evicted(&mut self, ev: Evicted) {
-        self.index[ev.key as usize] = NONE;
-        self.stats.evictions += 1;
-        self.stats.wasted += ev.unused_prefetch as u64;
+        forget(&mut self.index, &mut self.stats, ev);
     }
 
     /// Allocates the absent pages `first..first + n` of `file` as in-flight
@@ -236,9 +234,10 @@ impl PageCache {
         let base = file_base[file as usize];
         // Slots from the tail up to `scan` (exclusive) are not evictable.
         let mut scan = lru.tail();
-        let (mut got, mut prefetched, mut evictions, mut wasted) = (0, 0, 0, 0);
+        let (mut got, mut prefetched) = (0, 0);
         for page in first..first + n {
             let demanded = demand.contains(&page);
+            let must_allocate = demanded || over_budget;
             let mut flags = if demanded { 0 } else { flag::PREFETCHED };
             if marker == Some(page) {
                 flags |= flag::MARKER;
@@ -250,12 +249,9 @@ impl PageCache {
                 // passed over going to the head
                 while lru.is_full() {
                     let Some(v) = lru.victim_rotating() else { break };
-                    let ev = lru.remove(v);
-                    index[ev.key as usize] = NONE;
-                    evictions += 1;
-                    wasted += ev.unused_prefetch as u64;
+                    forget(index, stats, lru.remove(v));
                 }
-                if lru.is_full() && !demanded && !over_budget {
+                if lru.is_full() && !must_allocate {
                     break;
                 }
                 lru.insert(key, flags, io)
@@ -263,14 +259,12 @@ impl PageCache {
                 lru.insert(key, flags, io)
             } else if let Some((v, next_scan, ev)) = lru.replace_victim_from(scan, key, flags, io) {
                 scan = next_scan;
-                index[ev.key as usize] = NONE;
-                evictions += 1;
-                wasted += ev.unused_prefetch as u64;
+                forget(index, stats, ev);
                 v
             } else {
                 // nothing becomes evictable during the run
                 scan = SENTINEL;
-                if !demanded && !over_budget {
+                if !must_allocate {
                     break;
                 }
                 lru.insert(key, flags, io)
@@ -280,8 +274,6 @@ impl PageCache {
             got += 1;
         }
         stats.prefetched += prefetched;
-        stats.evictions += evictions;
-        stats.wasted += wasted;
         got
     }
 
@@ -334,9 +326,7 @@ impl PageCache {
     /// read moves the page to the head.
     #[inline]
     pub fn access(&mut self, slot: u32, mark: bool) {
-        let first_use =
-            if self.use_once { self.lru.access_use_once(slot, mark) } else { self.lru.access(slot) };
-        self.stats.prefetch_used += first_use as u64;
+        self.stats.prefetch_used += read_slot(&mut self.lru, self.use_once, slot, mark) as u64;
     }
 
     /// The reader reads pages `from..to` of `file` for as long as they are
@@ -353,16 +343,34 @@ impl PageCache {
             if slot == NONE || self.lru.flags(slot) & (flag::UPTODATE | flag::MARKER) != flag::UPTODATE {
                 break;
             }
-            let first_use = if self.use_once {
-                self.lru.access_use_once(slot, from + read != unmarked)
-            } else {
-                self.lru.access(slot)
-            };
-            self.stats.prefetch_used += first_use as u64;
+            self.stats.prefetch_used +=
+                read_slot(&mut self.lru, self.use_once, slot, from + read != unmarked) as u64;
             read += 1;
         }
         self.stats.hits += read;
         read
+    }
+}
+
+/// A page left the cache: its index entry cleared, the eviction counted
+/// (and the prefetch wasted, if it was never read).
+#[inline]
+fn forget(index: &mut [u32], stats: &mut CacheStats, ev: Evicted) {
+    index[ev.key as usize] = NONE;
+    stats.evictions += 1;
+    stats.wasted += ev.unused_prefetch as u64;
+}
+
+/// A reader reads `slot`: LRU moves it to the head; use-once marks it
+/// ([`LruSlots::access_use_once`]). Returns true on the first use of a
+/// prefetched page. (Over the fields, so that a caller holding a slice of
+/// the index may call it.)
+#[inline]
+fn read_slot(lru: &mut LruSlots<u16>, use_once: bool, slot: u32, mark: bool) -> bool {
+    if use_once {
+        lru.access_use_once(slot, mark)
+    } else {
+        lru.access(slot)
     }
 }
 

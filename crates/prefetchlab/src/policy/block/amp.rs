@@ -35,7 +35,7 @@
 //! records the later one's last block, and the changes go to the end of
 //! that chain.
 
-use super::sets::{degree_histogram, read_ahead, read_set_with_demand, SetIndex};
+use super::sets::{degree_histogram, read_ahead, read_set_with_demand, trigger, SetIndex};
 use super::{BlockAccess, BlockContext, BlockPrefetch};
 use crate::config::SecondChance;
 use rustc_hash::FxHashMap;
@@ -130,11 +130,7 @@ impl Amp {
             prev.next = last;
         }
         if p > self.apt {
-            // where the stream has yet to read: a set with fewer than g + 1
-            // blocks after its request (cut at the array's end, or ending at
-            // the last block its read brought in) is tagged at `ahead`, not
-            // on a block the stream has read (which would never fire)
-            let trigger = last - (g as u64).min(last - ahead);
+            let trigger = trigger(ahead, last, g as u64);
             ctx.set_tag(trigger);
             self.triggers.insert(trigger, last);
         }

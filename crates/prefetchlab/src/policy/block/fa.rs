@@ -13,7 +13,7 @@
 //! fall on the set before it. Such a trigger remembers its set's last block;
 //! any other is `g` before it.
 
-use super::sets::{read_ahead, read_set_with_demand};
+use super::sets::{read_ahead, read_set_with_demand, trigger};
 use super::{BlockAccess, BlockContext, BlockPrefetch};
 use rustc_hash::FxHashMap;
 
@@ -45,11 +45,9 @@ impl FixedAsync {
     /// Tags the trigger of the set ending at `last` whose blocks from
     /// `ahead` on the stream has yet to read.
     fn tag(&mut self, ctx: &mut dyn BlockContext, ahead: u64, last: u64) {
-        let trigger = last - self.g.min(last - ahead);
+        let trigger = trigger(ahead, last, self.g);
         if trigger + self.g == last {
-            if !self.near_triggers.is_empty() {
-                self.near_triggers.remove(&trigger);
-            }
+            self.near_triggers.remove(&trigger);
         } else {
             self.near_triggers.insert(trigger, last);
         }
@@ -65,11 +63,7 @@ impl BlockPrefetch for FixedAsync {
         for b in a.block..a.end() {
             if ctx.take_tag(b) {
                 self.async_reads += 1;
-                let last = if self.near_triggers.is_empty() {
-                    b + self.g
-                } else {
-                    self.near_triggers.remove(&b).unwrap_or(b + self.g)
-                };
+                let last = self.near_triggers.remove(&b).unwrap_or(b + self.g);
                 if let Some((first, last)) = read_ahead(ctx, last, self.p) {
                     self.tag(ctx, first, last);
                 }
@@ -83,6 +77,7 @@ impl BlockPrefetch for FixedAsync {
         }
     }
     fn on_evict(&mut self, ctx: &mut dyn BlockContext, block: u64, _unused: bool) {
+        // per eviction: nothing to look up while no trigger is near its end
         if !self.near_triggers.is_empty() && !ctx.is_cached(block) {
             self.near_triggers.remove(&block);
         }

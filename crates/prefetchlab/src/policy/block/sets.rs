@@ -137,6 +137,18 @@ pub fn read_ahead(ctx: &mut dyn BlockContext, last: u64, p: u64) -> Option<(u64,
     last_cached(ctx, start, stop).map(|last| (start, last))
 }
 
+/// The trigger of a set ending at `last` whose blocks from `ahead` on the
+/// stream has yet to read (`ahead` is the first block after the request a
+/// synchronous set was read with, an asynchronous set's first): the block
+/// `g` before `last` (§2: "at distance g from the set's last page"), or
+/// `ahead` when fewer than `g + 1` blocks follow it — never a block the
+/// stream has read, where the tag would never fire.
+#[inline]
+pub fn trigger(ahead: u64, last: u64, g: u64) -> u64 {
+    debug_assert!(ahead <= last);
+    last - g.min(last - ahead)
+}
+
 /// The first cached block of `[from, limit)`, or `limit`.
 fn absent_until(ctx: &dyn BlockContext, mut from: u64, limit: u64) -> u64 {
     while from < limit && !ctx.is_cached(from) {
@@ -281,6 +293,20 @@ pub mod double {
 mod tests {
     use super::double::Cache;
     use super::*;
+
+    /// A trigger is `g` before the set's last block, never before the
+    /// first block the stream has yet to read.
+    #[test]
+    fn a_trigger_is_g_before_the_end_or_the_first_block_ahead() {
+        assert_eq!(trigger(50, 57, 5), 52, "a whole set");
+        assert_eq!(trigger(40, 41, 5), 40, "a short set: its first block");
+        assert_eq!(trigger(66, 67, 5), 66, "a short synchronous set: the first block after the request");
+        assert_eq!(
+            (trigger(7, 7, 0), trigger(0, 3, 3)),
+            (7, 0),
+            "g = 0 is the last block; the array's start"
+        );
+    }
 
     #[test]
     fn a_set_is_read_with_the_demand_and_the_next_after_the_cached_blocks() {

@@ -1,0 +1,83 @@
+//! Readers asleep for room in the page cache (`host.readahead_alloc =
+//! "wait"`, Linux before 3.0; see [`crate::config::ReadaheadAlloc`]).
+//!
+//! `__do_page_cache_readahead` allocates with `page_cache_alloc_cold`, which
+//! does not fail: it waits in reclaim until pages finish their I/O and can be
+//! evicted. Here a window whose page finds no room queues the rest of its
+//! range ([`RoomWaits`]) and its reader sleeps; the rest is allocated, first
+//! asleep first, after any event that may have made room (a read completed,
+//! a held page read), and a reader whose windows are all allocated wakes.
+//! When nothing is left to happen and readers still sleep (every cached page
+//! held by a sleeping reader, no read in flight: a page cache smaller than
+//! the readers' windows), the first reads the rest of its window over the
+//! budget, as a demanded page is, rather than sleep for good (the kernel
+//! bounds a window by `max_sane_readahead`, not modelled).
+
+use super::{Engine, PageRange, StreamState};
+use std::collections::VecDeque;
+
+/// The readers asleep for room and what they did, for the run's metrics.
+#[derive(Default)]
+pub(super) struct RoomWaits {
+    /// The rest of each window, in the order its reader fell asleep.
+    queue: VecDeque<PageRange>,
+    /// Windows whose reader slept (`room_waits`), and those read over the
+    /// budget at the end (`windows_over_budget`).
+    pub waits: u64,
+    pub over_budget: u64,
+}
+
+impl Engine {
+    /// The window `rest` found no room at its first page: its reader sleeps
+    /// until it is allocated. Returns the pages still to allocate.
+    pub(super) fn sleep_for_room(&mut self, rest: PageRange) -> u64 {
+        let to_come =
+            (rest.next_page..rest.end_page).filter(|&q| !self.cache.is_cached(rest.file, q)).count() as u64;
+        self.room.queue.push_back(rest);
+        self.room.waits += 1;
+        self.streams[rest.stream as usize].sleeping_parts += 1;
+        to_come
+    }
+
+    /// After an event: if room may have been made, the sleepers go on (their
+    /// readers woken into `woken`). Returns whether any tried.
+    pub(super) fn retry_room_waiters(&mut self) -> bool {
+        if self.room.queue.is_empty() || !self.cache.may_make_room() {
+            return false;
+        }
+        self.resume_room_waiters(false);
+        true
+    }
+
+    /// Nothing is left to happen: the first sleeper reads the rest of its
+    /// window over the budget. Returns false when nobody sleeps.
+    pub(super) fn force_first_room_waiter(&mut self) -> bool {
+        if self.room.queue.is_empty() {
+            return false;
+        }
+        self.room.over_budget += 1;
+        self.resume_room_waiters(true);
+        true
+    }
+
+    /// The sleepers allocate their windows, first asleep first, until one
+    /// finds no room again (with `over_budget`, the first reads the rest of
+    /// its window over the budget); a reader whose windows are all
+    /// allocated wakes.
+    fn resume_room_waiters(&mut self, mut over_budget: bool) {
+        while let Some(&w) = self.room.queue.front() {
+            let (_, stopped) = self.read_range(w, std::mem::take(&mut over_budget));
+            if let Some(p) = stopped {
+                self.room.queue[0].next_page = p;
+                return;
+            }
+            self.room.queue.pop_front();
+            let st = &mut self.streams[w.stream as usize];
+            st.sleeping_parts -= 1;
+            if st.sleeping_parts == 0 && st.state == StreamState::Sleeping {
+                st.state = StreamState::Reading;
+                self.woken.push(w.stream);
+            }
+        }
+    }
+}
