@@ -143,3 +143,35 @@ def test_the_run_header_says_when_reclaim_is_use_once() -> None:
     for reclaim, said in (("lru", False), ("use-once", True)):
         header = describe_config(prefetchlab.simulate(ONE_READER + f'[host]\nreclaim = "{reclaim}"\n').config)
         assert ("use-once reclaim" in header) == said, header
+
+
+#: Four webserver threads re-reading 40 files of about 256 KiB through a 2 MiB page cache.
+REREAD = """
+[array]
+layout = "raid0"
+disks = 2
+strip = "64KiB"
+[disk]
+model = "cheetah-15k4"
+[host]
+memory = "2MiB"
+[workload]
+kind = "webserver"
+streams = 4
+files = 40
+file_size = "256KiB"
+[run]
+duration = "2s"
+seed = 1
+"""
+
+
+def test_use_once_reclaim_moves_pages_read_twice_to_the_active_list_and_back() -> None:
+    lru, once = (
+        prefetchlab.simulate(REREAD.replace("[workload]", f'reclaim = "{r}"\n[workload]')).metrics
+        for r in ("lru", "use-once")
+    )
+    assert lru["activated_pages"] == lru["deactivated_pages"] == 0
+    # files read again: their pages go to the active list; reclaim keeping it no longer than
+    # the inactive one in the cache's 512 pages, some go back
+    assert 0 < once["deactivated_pages"] < once["activated_pages"]

@@ -61,6 +61,8 @@ SUMMARY_ROWS: tuple[tuple[str, str, str, float], ...] = (
     ("full_stripe_rows", "RAID rows written whole", "rows", 1.0),
     ("writeback_blocks", "array-cache blocks written back", "blocks", 1.0),
     ("peak_cache_pages", "peak page-cache pages", "pages", 1.0),
+    ("activated_pages", "page-cache pages activated (read twice)", "pages", 1.0),
+    ("deactivated_pages", "page-cache pages deactivated", "pages", 1.0),
     ("elapsed_s", "elapsed time (last read consumed)", "s", 1.0),
     ("stall_s", "application stall", "s", 1.0),
     ("ssd_hits", "fetches from an upper level (SSD)", "", 1.0),
@@ -363,7 +365,7 @@ def _describe_config(config: dict[str, Any]) -> str:
     if config["host"].get("readahead_alloc") == "fail":
         memory += " (a readahead window ends where it finds no room)"
     if config["host"].get("reclaim") == "use-once":
-        memory += " (use-once reclaim: a page read once keeps its place)"
+        memory += " (use-once reclaim: inactive and active lists; a page read once keeps its place)"
     return f"{array}; {readahead}; {workload}; {memory}"
 
 

@@ -1447,6 +1447,8 @@ impl Engine {
             block_policy_state: self.block_policy.state_json().to_string(),
             readahead_policy_state: self.ra_device.state_json().to_string(),
             peak_cache_pages: self.cache.peak_pages(),
+            activated_pages: self.cache.activations().0,
+            deactivated_pages: self.cache.activations().1,
             congestion_events: self.block.queues.iter().map(|q| q.stats.congestion_events).sum(),
             queue_full_events: self.block.queues.iter().map(|q| q.stats.queue_full_events).sum(),
             room_waits: self.room.waits,

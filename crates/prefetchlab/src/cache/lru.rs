@@ -7,36 +7,47 @@
 //! construction. The list is circular through a sentinel slot ([`SENTINEL`],
 //! index 0, never handed out): its `next` is the head (most recent) and its
 //! `prev` the tail, so linking and unlinking need no end-of-list branches.
+//!
+//! The page cache's use-once reclaim ([`LruSlots::two_lists`]) keeps a
+//! second list, Linux 2.6's active list, through a second sentinel
+//! ([`ACTIVE_SENTINEL`]): the one list above is then the inactive list,
+//! where slots come in and victims are found.
 
 /// Slot flags.
 pub mod flag {
     /// The data is present (the read completed).
-    pub const UPTODATE: u8 = 1;
+    pub const UPTODATE: u16 = 1;
     /// Brought in by prefetching rather than by a demand request.
-    pub const PREFETCHED: u8 = 2;
+    pub const PREFETCHED: u16 = 2;
     /// Read by the application (or the layer above) at least once.
-    pub const USED: u8 = 4;
+    pub const USED: u16 = 4;
     /// Carries the readahead marker (PG_readahead).
-    pub const MARKER: u8 = 8;
+    pub const MARKER: u16 = 8;
     /// Readers wait for this slot: not evictable until they have read it (the
     /// reference a waiting reader holds in the kernel; the page cache counts
     /// them in the slot's word and clears the flag when the last lets go).
-    pub const PINNED: u8 = 16;
+    pub const PINNED: u16 = 16;
     /// Written in the cache and not yet on the disks (write-back).
-    pub const DIRTY: u8 = 32;
+    pub const DIRTY: u16 = 32;
     /// A block policy asked that this slot, if it reaches the LRU end
     /// unread, move to the MRU end once instead of leaving (AMP's second
     /// chance; the array cache honours it).
-    pub const SECOND_CHANCE: u8 = 64;
+    pub const SECOND_CHANCE: u16 = 64;
     /// Read since it came in or was last moved to the head (PG_referenced:
     /// the page cache's `host.reclaim = "use-once"`).
-    pub const REFERENCED: u8 = 128;
+    pub const REFERENCED: u16 = 128;
+    /// On the active list ([`super::LruSlots::two_lists`]; PG_active): not a
+    /// victim until reclaim moves it back to the inactive list.
+    pub const ACTIVE: u16 = 256;
 }
 
 pub const NONE: u32 = u32::MAX;
 
 /// The list's sentinel slot: `next` is the head, `prev` the tail.
 pub const SENTINEL: u32 = 0;
+
+/// The active list's sentinel slot, with [`LruSlots::two_lists`].
+pub const ACTIVE_SENTINEL: u32 = 1;
 
 #[derive(Debug, Clone, Copy)]
 struct Slot<W> {
@@ -45,14 +56,14 @@ struct Slot<W> {
     io: u32,
     prev: u32,
     next: u32,
-    flags: u8,
+    flags: u16,
     /// The owner's word for the slot's key ([`LruSlots::word`]).
     word: W,
 }
 
 impl<W: Default> Slot<W> {
     #[inline(always)]
-    fn new(key: u64, io: u32, flags: u8) -> Slot<W> {
+    fn new(key: u64, io: u32, flags: u16) -> Slot<W> {
         Slot { key, io, prev: SENTINEL, next: SENTINEL, flags, word: W::default() }
     }
 }
@@ -78,14 +89,22 @@ pub struct LruSlots<W = ()> {
     capacity: u32,
     in_use: u32,
     peak_in_use: u32,
-    /// Slots that are uptodate and not pinned (what a victim may be).
+    /// Slots that are uptodate, not pinned and not active (what a victim may be).
     evictable: u32,
+    /// Whether the active list is kept ([`LruSlots::two_lists`]).
+    two_lists: bool,
+    /// Slots on the active list.
+    active: u32,
+    /// Slots moved to the active list, and back to the inactive one, so far.
+    activations: u64,
+    deactivations: u64,
 }
 
-/// A slot with these flags may be evicted: uptodate, not pinned.
+/// A slot with these flags may be evicted: uptodate, not pinned, not on the
+/// active list.
 #[inline(always)]
-const fn is_evictable(flags: u8) -> bool {
-    flags & (flag::UPTODATE | flag::PINNED) == flag::UPTODATE
+const fn is_evictable(flags: u16) -> bool {
+    flags & (flag::UPTODATE | flag::PINNED | flag::ACTIVE) == flag::UPTODATE
 }
 
 impl<W: Copy + Default> LruSlots<W> {
@@ -99,7 +118,71 @@ impl<W: Copy + Default> LruSlots<W> {
         let capacity = capacity.max(1);
         let mut slots = Vec::with_capacity(reserve as usize + 1);
         slots.push(Slot::new(0, NONE, 0));
-        LruSlots { slots, free: Vec::new(), capacity, in_use: 0, peak_in_use: 0, evictable: 0 }
+        LruSlots {
+            slots,
+            free: Vec::new(),
+            capacity,
+            in_use: 0,
+            peak_in_use: 0,
+            evictable: 0,
+            two_lists: false,
+            active: 0,
+            activations: 0,
+            deactivations: 0,
+        }
+    }
+
+    /// The store with Linux 2.6's second list, the active list (the page
+    /// cache's `host.reclaim = "use-once"`): a slot read twice moves there
+    /// ([`LruSlots::access_use_once`]) and is no victim until reclaim moves
+    /// the active list's oldest back to the inactive list's head, whenever
+    /// the active list is the longer ([`LruSlots::balance_lists`]). Called
+    /// on a new store.
+    pub fn two_lists(mut self) -> Self {
+        assert!(self.slots.len() == 1, "two_lists on a store in use");
+        let sentinel = Slot { prev: ACTIVE_SENTINEL, next: ACTIVE_SENTINEL, ..Slot::new(0, NONE, 0) };
+        self.slots.push(sentinel);
+        self.two_lists = true;
+        self
+    }
+
+    /// Slots on the active list.
+    pub fn active(&self) -> u32 {
+        self.active
+    }
+
+    /// Slots moved to the active list so far, and back to the inactive one.
+    pub fn activations(&self) -> (u64, u64) {
+        (self.activations, self.deactivations)
+    }
+
+    /// Whether reclaim would move slots from the active list to the inactive
+    /// one ([`LruSlots::balance_lists`]).
+    #[inline]
+    pub fn active_is_long(&self) -> bool {
+        self.active > self.in_use - self.active
+    }
+
+    /// Reclaim's balance of the lists, as 2.6.35's `shrink_zone` keeps file
+    /// pages (`inactive_file_is_low`: the active list is shrunk while it is
+    /// longer than the inactive one): the active list's oldest slots move to
+    /// the inactive list's head, referenced or not (`shrink_active_list`
+    /// deactivates an unmapped page whatever its PG_referenced). The kernel
+    /// moves them in batches of 32 (`SWAP_CLUSTER_MAX`) as it reclaims; here
+    /// one by one, just before a victim is looked for. Returns the slots moved.
+    #[inline]
+    pub fn balance_lists(&mut self) -> u32 {
+        let mut moved = 0;
+        while self.active_is_long() {
+            let s = self.slots[ACTIVE_SENTINEL as usize].prev;
+            self.unlink(s);
+            self.link_head(s);
+            self.active -= 1;
+            self.clear(s, flag::ACTIVE);
+            moved += 1;
+        }
+        self.deactivations += moved as u64;
+        moved
     }
 
     pub fn capacity(&self) -> u32 {
@@ -117,7 +200,7 @@ impl<W: Copy + Default> LruSlots<W> {
 
     /// Sets slot `s`'s flags, keeping the count of evictable slots.
     #[inline(always)]
-    fn set_flags(&mut self, s: u32, flags: u8) {
+    fn set_flags(&mut self, s: u32, flags: u16) {
         let old = std::mem::replace(&mut self.slots[s as usize].flags, flags);
         self.evictable = self.evictable + is_evictable(flags) as u32 - is_evictable(old) as u32;
     }
@@ -137,22 +220,22 @@ impl<W: Copy + Default> LruSlots<W> {
     }
 
     #[inline]
-    pub fn flags(&self, s: u32) -> u8 {
+    pub fn flags(&self, s: u32) -> u16 {
         self.slots[s as usize].flags
     }
 
     #[inline]
-    pub fn has(&self, s: u32, f: u8) -> bool {
+    pub fn has(&self, s: u32, f: u16) -> bool {
         self.slots[s as usize].flags & f != 0
     }
 
     #[inline]
-    pub fn set(&mut self, s: u32, f: u8) {
+    pub fn set(&mut self, s: u32, f: u16) {
         self.set_flags(s, self.slots[s as usize].flags | f);
     }
 
     #[inline]
-    pub fn clear(&mut self, s: u32, f: u8) {
+    pub fn clear(&mut self, s: u32, f: u16) {
         self.set_flags(s, self.slots[s as usize].flags & !f);
     }
 
@@ -195,7 +278,7 @@ impl<W: Copy + Default> LruSlots<W> {
     /// flight it may go over capacity for a demand page, which `peak_in_use`
     /// then shows.
     #[inline(always)]
-    pub fn insert(&mut self, key: u64, flags: u8, io: u32) -> u32 {
+    pub fn insert(&mut self, key: u64, flags: u16, io: u32) -> u32 {
         let s = match self.free.pop() {
             Some(s) => s,
             None => {
@@ -216,7 +299,7 @@ impl<W: Copy + Default> LruSlots<W> {
     /// would take the slot just freed), without the trip through the free
     /// list. Reports what the eviction cost.
     #[inline(always)]
-    pub fn replace(&mut self, victim: u32, key: u64, flags: u8, io: u32) -> Evicted {
+    pub fn replace(&mut self, victim: u32, key: u64, flags: u16, io: u32) -> Evicted {
         self.unlink(victim);
         let old = std::mem::replace(&mut self.slots[victim as usize], Slot::new(key, io, flags));
         self.link_head(victim);
@@ -239,7 +322,7 @@ impl<W: Copy + Default> LruSlots<W> {
         &mut self,
         scan: u32,
         key: u64,
-        flags: u8,
+        flags: u16,
         io: u32,
     ) -> Option<(u32, u32, Evicted)> {
         if self.evictable == 0 {
@@ -325,18 +408,25 @@ impl<W: Copy + Default> LruSlots<W> {
     }
 
     /// The reader read slot `s`, under Linux 2.6's `mark_page_accessed`
-    /// (`host.reclaim = "use-once"`): marked used; when
-    /// `mark`, a slot not referenced becomes referenced and stays in place,
-    /// a referenced one moves to the head (activated) and is referenced no
-    /// more. Returns true when this was the first use of a prefetched slot.
+    /// (`host.reclaim = "use-once"`, on a store with [`LruSlots::two_lists`]):
+    /// marked used; when `mark`, a slot not referenced becomes referenced and
+    /// stays in place, a referenced one on the inactive list moves to the
+    /// active list's head (`activate_page`) and is referenced no more; a slot
+    /// already active only becomes referenced (the active list keeps the
+    /// order slots came to it). Returns true when this was the first use of
+    /// a prefetched slot.
     #[inline]
     pub fn access_use_once(&mut self, s: u32, mark: bool) -> bool {
+        debug_assert!(self.two_lists, "use-once needs the active list");
         let f = self.slots[s as usize].flags;
         let mut g = f | flag::USED;
         if mark {
-            if f & flag::REFERENCED != 0 {
-                self.touch(s);
-                g &= !flag::REFERENCED;
+            if f & (flag::REFERENCED | flag::ACTIVE) == flag::REFERENCED {
+                self.unlink(s);
+                self.link_after(ACTIVE_SENTINEL, s);
+                self.active += 1;
+                self.activations += 1;
+                g = (g & !flag::REFERENCED) | flag::ACTIVE;
             } else {
                 g |= flag::REFERENCED;
             }
@@ -392,6 +482,7 @@ impl<W: Copy + Default> LruSlots<W> {
         self.set_flags(s, 0);
         self.free.push(s);
         self.in_use -= 1;
+        self.active -= (slot.flags & flag::ACTIVE != 0) as u32;
         Evicted {
             key: slot.key,
             unused_prefetch: slot.flags & (flag::PREFETCHED | flag::USED) == flag::PREFETCHED,
@@ -406,14 +497,21 @@ impl<W: Copy + Default> LruSlots<W> {
         self.slots[next as usize].prev = prev;
     }
 
+    /// Links `s` at the head of the (inactive) list.
     #[inline]
     fn link_head(&mut self, s: u32) {
-        let head = self.slots[SENTINEL as usize].next;
+        self.link_after(SENTINEL, s);
+    }
+
+    /// Links `s` at the head of the list of `sentinel`.
+    #[inline]
+    fn link_after(&mut self, sentinel: u32, s: u32) {
+        let head = self.slots[sentinel as usize].next;
         let slot = &mut self.slots[s as usize];
-        slot.prev = SENTINEL;
+        slot.prev = sentinel;
         slot.next = head;
         self.slots[head as usize].prev = s;
-        self.slots[SENTINEL as usize].next = s;
+        self.slots[sentinel as usize].next = s;
     }
 }
 
@@ -439,6 +537,32 @@ mod tests {
         assert_eq!(c.peak_in_use(), 3);
         c.set(b, flag::UPTODATE);
         assert_eq!(c.victim(), Some(b));
+    }
+
+    /// With the active list: a slot read twice leaves the inactive list and
+    /// is no victim (nor counted evictable) until balancing moves it back to
+    /// the inactive list's head, which happens only while the active list is
+    /// the longer.
+    #[test]
+    fn the_active_list_holds_slots_read_twice_until_it_is_the_longer() {
+        let mut c: LruSlots = LruSlots::new(4).two_lists();
+        let a = c.insert(1, flag::UPTODATE, NONE);
+        let b = c.insert(2, flag::UPTODATE, NONE);
+        c.access_use_once(a, true);
+        assert_eq!((c.active(), c.victim()), (0, Some(a)), "read once: in place");
+        c.access_use_once(a, true);
+        assert_eq!((c.active(), c.evictable(), c.victim()), (1, 1, Some(b)));
+        assert_eq!(c.balance_lists(), 0, "1 active, 1 inactive");
+        c.access_use_once(b, true);
+        c.access_use_once(b, true);
+        assert_eq!((c.active(), c.evictable(), c.victim()), (2, 0, None));
+        assert!(c.active_is_long());
+        assert_eq!(c.balance_lists(), 1);
+        assert_eq!((c.active(), c.evictable(), c.victim()), (1, 1, Some(a)), "the oldest active went back");
+        assert_eq!(c.activations(), (2, 1));
+        assert!(!c.has(a, flag::ACTIVE) && c.has(b, flag::ACTIVE));
+        assert_eq!(c.remove(b).key, 2);
+        assert_eq!((c.active(), c.in_use()), (0, 1), "removing an active slot counts it off");
     }
 
     /// The count of evictable slots follows every change of flags; a

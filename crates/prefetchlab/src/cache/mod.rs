@@ -1,6 +1,6 @@
 //! Caches: the host page cache (page granular, per-file index, LRU within a
-//! memory budget, or 2.6's use-once order with `host.reclaim`) and the slot
-//! store it shares with the array cache.
+//! memory budget, or 2.6's inactive and active lists with `host.reclaim =
+//! "use-once"`) and the slot store it shares with the array cache.
 //!
 //! * [`lru`] — slots with prefetched/used/marker bookkeeping and an LRU list.
 //! * [`block_map`] — block → value over a large, sparse block space (the array
@@ -46,8 +46,10 @@ pub struct PageCache {
     /// 2.6.35's: the pages a search for a victim passes over go to the head
     /// ([`LruSlots::victim_rotating`]).
     wait_for_room: bool,
-    /// `host.reclaim = "use-once"`: a read moves a page to the head only when
-    /// it was read before ([`LruSlots::access_use_once`]).
+    /// `host.reclaim = "use-once"`: the slots keep the active list; a read
+    /// moves a page there only when it was read before
+    /// ([`LruSlots::access_use_once`]), and reclaim keeps that list no longer
+    /// than the inactive one ([`LruSlots::balance_lists`]).
     use_once: bool,
     pub stats: CacheStats,
 }
@@ -77,10 +79,11 @@ impl PageCache {
     }
 
     /// Whether a page could be allocated now without going over the budget:
-    /// there is room, or a page that can be evicted.
+    /// there is room, a page that can be evicted, or (use-once) active pages
+    /// reclaim would move back to the inactive list first.
     #[inline]
     pub fn may_make_room(&self) -> bool {
-        !self.lru.is_full() || self.lru.evictable() > 0
+        !self.lru.is_full() || self.lru.evictable() > 0 || self.lru.active_is_long()
     }
 
     /// The cache as `host.readahead_alloc` has it: `wait` (true) or `fail`.
@@ -89,10 +92,25 @@ impl PageCache {
         self
     }
 
-    /// The cache as `host.reclaim` has it: `use-once` (true) or `lru`.
+    /// The cache as `host.reclaim` has it: `use-once` (true: with the
+    /// active list) or `lru`. Called on a new cache.
     pub fn use_once(mut self, use_once: bool) -> Self {
+        if use_once && !self.use_once {
+            self.lru = std::mem::replace(&mut self.lru, LruSlots::new(1)).two_lists();
+        }
         self.use_once = use_once;
         self
+    }
+
+    /// Pages on the active list (`host.reclaim = "use-once"`; 0 with `lru`).
+    pub fn active_pages(&self) -> u64 {
+        self.lru.active() as u64
+    }
+
+    /// Pages moved to the active list so far (read twice), and back to the
+    /// inactive list (`host.reclaim = "use-once"`; 0 with `lru`).
+    pub fn activations(&self) -> (u64, u64) {
+        self.lru.activations()
     }
 
     /// `host.readahead_alloc = "wait"`: a readahead window that finds no room
@@ -189,6 +207,7 @@ impl PageCache {
         if !self.lru.is_full() {
             return (None, true);
         }
+        self.lru.balance_lists();
         match self.lru.victim() {
             Some(s) => {
                 let ev = self.lru.remove(s);
@@ -246,8 +265,10 @@ impl PageCache {
             let slot = if *wait_for_room {
                 // 2.6.35's reclaim: evict until there is room (below the
                 // budget again after demand pages went over it), the pages
-                // passed over going to the head
+                // passed over going to the head (use-once: the active list
+                // first kept no longer than the inactive one)
                 while lru.is_full() {
+                    lru.balance_lists();
                     let Some(v) = lru.victim_rotating() else { break };
                     forget(index, stats, lru.remove(v));
                 }
@@ -257,17 +278,24 @@ impl PageCache {
                 lru.insert(key, flags, io)
             } else if !lru.is_full() {
                 lru.insert(key, flags, io)
-            } else if let Some((v, next_scan, ev)) = lru.replace_victim_from(scan, key, flags, io) {
-                scan = next_scan;
-                forget(index, stats, ev);
-                v
             } else {
-                // nothing becomes evictable during the run
-                scan = SENTINEL;
-                if !must_allocate {
-                    break;
+                // use-once: slots moved from the active list come in at the
+                // head, so a search that had found nothing looks again
+                if lru.balance_lists() > 0 && scan == SENTINEL {
+                    scan = lru.tail();
                 }
-                lru.insert(key, flags, io)
+                if let Some((v, next_scan, ev)) = lru.replace_victim_from(scan, key, flags, io) {
+                    scan = next_scan;
+                    forget(index, stats, ev);
+                    v
+                } else {
+                    // nothing becomes evictable during the run
+                    scan = SENTINEL;
+                    if !must_allocate {
+                        break;
+                    }
+                    lru.insert(key, flags, io)
+                }
             };
             index[key as usize] = slot;
             prefetched += !demanded as u64;
@@ -361,8 +389,8 @@ fn forget(index: &mut [u32], stats: &mut CacheStats, ev: Evicted) {
     stats.wasted += ev.unused_prefetch as u64;
 }
 
-/// A reader reads `slot`: LRU moves it to the head; use-once marks it
-/// ([`LruSlots::access_use_once`]). Returns true on the first use of a
+/// A reader reads `slot`: LRU moves it to the head; use-once marks it or
+/// activates it ([`LruSlots::access_use_once`]). Returns true on the first use of a
 /// prefetched page. (Over the fields, so that a caller holding a slice of
 /// the index may call it.)
 #[inline]
@@ -447,6 +475,67 @@ mod tests {
         c.access(p0, true);
         c.access(p0, false); // the next sub-page read, going on where the last ended
         assert_eq!(c.make_room().0.map(|e| e.key), Some(0), "read once, still the oldest");
+    }
+
+    /// use-once keeps 2.6's active list apart: a page read twice is not
+    /// pushed out by pages streamed once after it (under "lru" it would be,
+    /// once as many had come in as the cache holds), while the active list
+    /// stays no longer than the inactive one: its oldest page goes back to
+    /// the inactive list's head, and is then evicted unless read again.
+    #[test]
+    fn use_once_keeps_pages_read_twice_on_the_active_list_up_to_half() {
+        let load = |c: &mut PageCache, p: u64| {
+            let (_, room) = c.make_room();
+            assert!(room);
+            let s = c.allocate(0, p, 1, false, false);
+            c.complete(s);
+            s
+        };
+        for use_once in [false, true] {
+            let mut c = PageCache::new(4, &[64]).use_once(use_once);
+            let hot = load(&mut c, 0);
+            c.access(hot, true);
+            c.access(hot, true);
+            for p in 1..20 {
+                let s = load(&mut c, p);
+                c.access(s, true);
+            }
+            assert_eq!(c.is_cached(0, 0), use_once, "use_once {use_once}");
+            assert_eq!(c.active_pages(), use_once as u64);
+        }
+        // three pages read twice in a cache of four: at the next reclaim the
+        // oldest active page goes back (3 active > 1 inactive), to the head
+        let mut c = PageCache::new(4, &[64]).use_once(true);
+        for p in 0..4 {
+            let s = load(&mut c, p);
+            if p < 3 {
+                c.access(s, true);
+                c.access(s, true);
+            }
+        }
+        assert_eq!((c.active_pages(), c.may_make_room()), (3, true));
+        let (ev, _) = c.make_room();
+        assert_eq!(ev.map(|e| e.key), Some(3), "the inactive page goes, page 0 comes back above it");
+        assert_eq!(c.active_pages(), 2);
+        load(&mut c, 4);
+        assert_eq!(c.make_room().0.map(|e| e.key), Some(0), "deactivated and not read again");
+        // a deactivated page read again goes back to the active list
+        let mut c = PageCache::new(3, &[64]).use_once(true);
+        let a = load(&mut c, 0);
+        c.access(a, true);
+        c.access(a, true);
+        load(&mut c, 1);
+        let b = load(&mut c, 2);
+        c.access(b, true);
+        c.access(b, true); // 2 active, 1 inactive
+        assert_eq!(c.make_room().0.map(|e| e.key), Some(1), "page 0 went back above page 1");
+        assert!(c.is_cached(0, 0));
+        assert_eq!(c.active_pages(), 1);
+        c.access(a, true); // not referenced since its activation: marked
+        assert_eq!(c.active_pages(), 1);
+        c.access(a, true); // referenced: active again
+        assert_eq!(c.active_pages(), 2);
+        assert_eq!(c.activations(), (3, 1));
     }
 
     /// `allocate_run` does what `make_room` + `allocate` do page by page:

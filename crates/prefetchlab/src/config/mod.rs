@@ -528,19 +528,23 @@ impl Default for HostConfig {
 ///
 /// * `lru` (default): every read moves the page to the head of the one list
 ///   (the model since it was written; every experiment's figures).
-/// * `use-once`: Linux 2.6's `mark_page_accessed` on the inactive list (the
-///   papers' 2.6.18 and 2.6.35): a page's first read only marks it
-///   referenced and leaves it in place; a second read moves it to the head
-///   (activates it: the active list is the head of the one list here, not a
-///   second list kept to half the cache). Reclaim takes from the tail either
-///   way, and a referenced page read once is reclaimed as an unreferenced
+/// * `use-once`: Linux 2.6's two lists and `mark_page_accessed` (the
+///   papers' 2.6.18 and 2.6.35): pages come in at the head of the inactive
+///   list; a page's first read only marks it referenced and leaves it in
+///   place; a second read moves it to the active list (`activate_page`),
+///   whose pages are no victims. Reclaim takes from the inactive list's
+///   tail, and a referenced page read once is reclaimed as an unreferenced
 ///   one is (`shrink_page_list` keeps only mapped pages for their
-///   references), so pages streamed once leave in the order they came in.
-///   As 2.6.35's `do_generic_file_read`, a read that goes on exactly where
-///   the same reader's last read of that file ended, inside a page, does not
-///   mark that page again (a reader of requests smaller than a page reads
-///   each page once; 2.6.18 compared the page alone, which is the same for
-///   such a reader). The array cache
+///   references), so pages streamed once leave in the order they came in;
+///   before it looks for a victim, the active list's oldest pages go back to
+///   the inactive list's head for as long as the active list is the longer
+///   (2.6.35's `inactive_file_is_low`; 2.6.18 scans the two lists in
+///   proportion to their lengths instead, not modelled), and are evicted
+///   from there unless read twice again. As 2.6.35's `do_generic_file_read`,
+///   a read that goes on exactly where the same reader's last read of that
+///   file ended, inside a page, does not mark that page again (a reader of
+///   requests smaller than a page reads each page once; 2.6.18 compared the
+///   page alone, which is the same for such a reader). The array cache
 ///   stays LRU (a controller's cache).
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]

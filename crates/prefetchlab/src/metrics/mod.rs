@@ -82,6 +82,10 @@ pub struct Metrics {
     /// SARA's pending I/Os, concurrency and choices of max; `{}` for none).
     pub readahead_policy_state: String,
     pub peak_cache_pages: u64,
+    /// Page-cache pages moved to the active list (read twice), and back to
+    /// the inactive list by reclaim (`host.reclaim = "use-once"`; 0 with `lru`).
+    pub activated_pages: u64,
+    pub deactivated_pages: u64,
     pub congestion_events: u64,
     /// Parts of requests that found a disk queue holding `nr_requests` (with
     /// `block.wait_on_full`, the default, each sleeps for a free request:
