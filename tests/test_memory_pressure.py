@@ -137,12 +137,12 @@ def test_use_once_reclaim_keeps_a_page_read_once_in_place_even_when_read_in_piec
     assert roomy[0]["wasted_prefetch_pages"] == roomy[1]["wasted_prefetch_pages"] == 0
 
 
-def test_the_run_header_says_when_reclaim_is_use_once() -> None:
+def test_the_run_header_says_when_reclaim_is_lru() -> None:
     from prefetchlab._table import describe_config
 
-    for reclaim, said in (("lru", False), ("use-once", True)):
+    for reclaim, said in (("lru", True), ("use-once", False)):
         header = describe_config(prefetchlab.simulate(ONE_READER + f'[host]\nreclaim = "{reclaim}"\n').config)
-        assert ("use-once reclaim" in header) == said, header
+        assert ("LRU reclaim" in header) == said, header
 
 
 #: Four webserver threads re-reading 40 files of about 256 KiB through a 2 MiB page cache.

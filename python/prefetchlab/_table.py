@@ -364,8 +364,8 @@ def _describe_config(config: dict[str, Any]) -> str:
     memory = f"memory {fmt_bytes(config['host']['memory'])}"
     if config["host"].get("readahead_alloc") == "fail":
         memory += " (a readahead window ends where it finds no room)"
-    if config["host"].get("reclaim") == "use-once":
-        memory += " (use-once reclaim: inactive and active lists; a page read once keeps its place)"
+    if config["host"].get("reclaim") == "lru":
+        memory += " (LRU reclaim: every read moves a page to the head of one list)"
     return f"{array}; {readahead}; {workload}; {memory}"
 
 

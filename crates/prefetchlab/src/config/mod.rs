@@ -519,16 +519,18 @@ pub struct HostConfig {
 
 impl Default for HostConfig {
     fn default() -> Self {
-        HostConfig { memory: Size(1 << 30), readahead_alloc: ReadaheadAlloc::Wait, reclaim: PageReclaim::Lru }
+        HostConfig {
+            memory: Size(1 << 30),
+            readahead_alloc: ReadaheadAlloc::Wait,
+            reclaim: PageReclaim::UseOnce,
+        }
     }
 }
 
 /// `host.reclaim`: the page cache's replacement, i.e. where a read moves a
 /// cached page.
 ///
-/// * `lru` (default): every read moves the page to the head of the one list
-///   (the model since it was written; every experiment's figures).
-/// * `use-once`: Linux 2.6's two lists and `mark_page_accessed` (the
+/// * `use-once` (default since 2026-11-27): Linux 2.6's two lists and `mark_page_accessed` (the
 ///   papers' 2.6.18 and 2.6.35): pages come in at the head of the inactive
 ///   list; a page's first read only marks it referenced and leaves it in
 ///   place; a second read moves it to the active list (`activate_page`),
@@ -546,6 +548,9 @@ impl Default for HostConfig {
 ///   requests smaller than a page reads each page once; 2.6.18 compared the
 ///   page alone, which is the same for such a reader). The array cache
 ///   stays LRU (a controller's cache).
+/// * `lru`: every read moves the page to the head of the one list (the
+///   model's default until 2026-11-27: the experiments' figures measured
+///   before then, `--set 'host.reclaim="lru"'` to measure them again).
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
 pub enum PageReclaim {
