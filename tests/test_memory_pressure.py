@@ -175,3 +175,12 @@ def test_use_once_reclaim_moves_pages_read_twice_to_the_active_list_and_back() -
     # files read again: their pages go to the active list; reclaim keeping it no longer than
     # the inactive one in the cache's 512 pages, some go back
     assert 0 < once["deactivated_pages"] < once["activated_pages"]
+
+
+def test_the_summary_shows_the_lists_only_under_use_once() -> None:
+    from prefetchlab._table import summary_table
+
+    for reclaim, shown in (("lru", False), ("use-once", True)):
+        report = prefetchlab.simulate(REREAD.replace("[workload]", f'reclaim = "{reclaim}"\n[workload]'))
+        table = summary_table(report)
+        assert ("page-cache pages activated (read twice)" in table) == shown, table

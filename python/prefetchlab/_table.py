@@ -142,6 +142,8 @@ _PAGE_CACHE_KEYS = frozenset(
         "prefetch_accuracy",
         "wasted_prefetch_pages",
         "peak_cache_pages",
+        "activated_pages",
+        "deactivated_pages",
     }
 )
 
@@ -432,6 +434,8 @@ def summary_table(report: Report) -> str:
             continue  # no files (a trace, a cache-only run)
         if (key in _ARRAY_CACHE_KEYS and not has_array_cache) or (key in _WRITE_KEYS and not has_writes):
             continue
+        if key in ("activated_pages", "deactivated_pages") and report.config["host"].get("reclaim") == "lru":
+            continue  # one list: nothing to move between lists
         if key in _PAGE_CACHE_KEYS and _is_trace(report.config):
             if key != "prefetch_accuracy" or not has_array_cache:  # a trace's is the array cache's
                 continue

@@ -33,8 +33,9 @@ pub mod flag {
     /// unread, move to the MRU end once instead of leaving (AMP's second
     /// chance; the array cache honours it).
     pub const SECOND_CHANCE: u16 = 64;
-    /// Read since it came in or was last moved to the head (PG_referenced:
-    /// the page cache's `host.reclaim = "use-once"`).
+    /// Read since it came in or was last activated (PG_referenced: the page
+    /// cache's `host.reclaim = "use-once"`); a slot moved back from the
+    /// active list keeps it, so one more read activates it again.
     pub const REFERENCED: u16 = 128;
     /// On the active list ([`super::LruSlots::two_lists`]; PG_active): not a
     /// victim until reclaim moves it back to the inactive list.
@@ -140,6 +141,8 @@ impl<W: Copy + Default> LruSlots<W> {
     /// on a new store.
     pub fn two_lists(mut self) -> Self {
         assert!(self.slots.len() == 1, "two_lists on a store in use");
+        // one more slot than reserved, so that the reserve still holds
+        self.slots.reserve_exact(self.slots.capacity());
         let sentinel = Slot { prev: ACTIVE_SENTINEL, next: ACTIVE_SENTINEL, ..Slot::new(0, NONE, 0) };
         self.slots.push(sentinel);
         self.two_lists = true;
@@ -175,6 +178,7 @@ impl<W: Copy + Default> LruSlots<W> {
         let mut moved = 0;
         while self.active_is_long() {
             let s = self.slots[ACTIVE_SENTINEL as usize].prev;
+            debug_assert!(s != ACTIVE_SENTINEL, "an active count with an empty active list");
             self.unlink(s);
             self.link_head(s);
             self.active -= 1;
@@ -193,7 +197,7 @@ impl<W: Copy + Default> LruSlots<W> {
         self.in_use
     }
 
-    /// Slots that are uptodate and not pinned.
+    /// Slots that are uptodate, not pinned and not on the active list.
     pub fn evictable(&self) -> u32 {
         self.evictable
     }
@@ -300,6 +304,7 @@ impl<W: Copy + Default> LruSlots<W> {
     /// list. Reports what the eviction cost.
     #[inline(always)]
     pub fn replace(&mut self, victim: u32, key: u64, flags: u16, io: u32) -> Evicted {
+        debug_assert!(!self.has(victim, flag::ACTIVE), "an active slot is no victim");
         self.unlink(victim);
         let old = std::mem::replace(&mut self.slots[victim as usize], Slot::new(key, io, flags));
         self.link_head(victim);
@@ -392,6 +397,7 @@ impl<W: Copy + Default> LruSlots<W> {
     /// Moves a slot to the head (most recently used).
     #[inline]
     pub fn touch(&mut self, s: u32) {
+        debug_assert!(!self.has(s, flag::ACTIVE), "touch moves a slot in the inactive list");
         self.unlink(s);
         self.link_head(s);
     }
@@ -563,6 +569,79 @@ mod tests {
         assert!(!c.has(a, flag::ACTIVE) && c.has(b, flag::ACTIVE));
         assert_eq!(c.remove(b).key, 2);
         assert_eq!((c.active(), c.in_use()), (0, 1), "removing an active slot counts it off");
+    }
+
+    /// Random operations on a two-list store: after each, a walk of both
+    /// lists agrees with the ACTIVE flags and the counts (in use, active,
+    /// evictable).
+    #[test]
+    fn two_lists_stay_consistent_under_random_operations() {
+        let check = |c: &LruSlots| {
+            let (mut inactive, mut evictable, mut active) = (0, 0, 0);
+            let mut s = c.slots[SENTINEL as usize].next;
+            while s != SENTINEL {
+                assert!(!c.has(s, flag::ACTIVE), "slot {s} flagged active on the inactive list");
+                inactive += 1;
+                evictable += is_evictable(c.flags(s)) as u32;
+                s = c.slots[s as usize].next;
+            }
+            let mut s = c.slots[ACTIVE_SENTINEL as usize].next;
+            while s != ACTIVE_SENTINEL {
+                assert!(c.has(s, flag::ACTIVE), "slot {s} on the active list not flagged");
+                active += 1;
+                s = c.slots[s as usize].next;
+            }
+            assert_eq!((inactive + active, active, evictable), (c.in_use(), c.active(), c.evictable()));
+        };
+        let mut rng = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = |n: u64| {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            rng % n
+        };
+        let mut c: LruSlots = LruSlots::new(16).two_lists();
+        let mut live: Vec<u32> = Vec::new();
+        for _ in 0..20_000 {
+            let pick = |live: &Vec<u32>, r: u64| live[r as usize % live.len().max(1)];
+            match next(8) {
+                0 | 1 if !c.is_full() => {
+                    let f = if next(2) == 0 { flag::UPTODATE } else { 0 };
+                    live.push(c.insert(next(1000), f, NONE));
+                }
+                2 if !live.is_empty() => c.set(pick(&live, next(64)), flag::UPTODATE),
+                3 if !live.is_empty() => {
+                    let s = pick(&live, next(64));
+                    if c.has(s, flag::PINNED) {
+                        c.clear(s, flag::PINNED)
+                    } else {
+                        c.set(s, flag::PINNED)
+                    }
+                }
+                4 | 5 if !live.is_empty() => {
+                    let s = pick(&live, next(64));
+                    if c.has(s, flag::UPTODATE) {
+                        c.access_use_once(s, next(4) != 0);
+                    }
+                }
+                6 => {
+                    c.balance_lists();
+                    if let Some(v) = c.victim_rotating() {
+                        c.remove(v);
+                        live.retain(|&x| x != v);
+                    }
+                }
+                7 if c.is_full() => {
+                    c.balance_lists();
+                    if let Some((v, _, _)) = c.replace_victim_from(c.tail(), next(1000), 0, 5) {
+                        assert!(live.contains(&v));
+                    }
+                }
+                _ => {}
+            }
+            check(&c);
+        }
+        assert!(c.activations().1 > 0, "the walk moved slots back from the active list");
     }
 
     /// The count of evictable slots follows every change of flags; a

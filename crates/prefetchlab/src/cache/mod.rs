@@ -538,6 +538,60 @@ mod tests {
         assert_eq!(c.activations(), (3, 1));
     }
 
+    /// use-once, the corners: a page read while active keeps its referenced
+    /// flag when it goes back, so one read activates it again; a full cache
+    /// whose pages are all active may make room (reclaim moves some back);
+    /// `allocate_run` with every page active finds its victims among those
+    /// it moved back (for either allocation rule), as page by page does.
+    #[test]
+    fn use_once_corners() {
+        let load = |c: &mut PageCache, p: u64| {
+            c.make_room();
+            let s = c.allocate(0, p, 1, false, false);
+            c.complete(s);
+            s
+        };
+        let mut c = PageCache::new(3, &[64]).use_once(true);
+        let a = load(&mut c, 0);
+        c.access(a, true);
+        c.access(a, true);
+        c.access(a, true); // read while active: referenced
+        load(&mut c, 1);
+        let b = load(&mut c, 2);
+        c.access(b, true);
+        c.access(b, true); // 2 active, 1 inactive: page 0 goes back at the next reclaim
+        assert_eq!(c.make_room().0.map(|e| e.key), Some(1));
+        assert_eq!(c.active_pages(), 1);
+        c.access(a, true);
+        assert_eq!(c.active_pages(), 2, "one read: active again");
+        for wait in [false, true] {
+            let all_active = || {
+                let mut c = PageCache::new(4, &[64, 64]).use_once(true).waiting_for_room(wait);
+                for p in 0..4 {
+                    let s = load(&mut c, p);
+                    c.access(s, true);
+                    c.access(s, true);
+                }
+                assert_eq!((c.active_pages(), c.lru.evictable()), (4, 0));
+                c
+            };
+            let mut run = all_active();
+            assert!(run.may_make_room(), "the active list is the longer");
+            let got = run.allocate_run(1, 0, 2, 7, 0..0, None, false);
+            let mut one = all_active();
+            for p in 0..2 {
+                assert!(one.make_room().1);
+                one.allocate(1, p, 7, true, false);
+            }
+            assert_eq!(got, 2, "wait {wait}");
+            assert_eq!(run.stats, one.stats);
+            for p in 0..4 {
+                assert_eq!(run.is_cached(0, p), one.is_cached(0, p), "wait {wait}, page {p}");
+            }
+            assert_eq!(run.active_pages(), one.active_pages());
+        }
+    }
+
     /// `allocate_run` does what `make_room` + `allocate` do page by page:
     /// same evictions (skipping in-flight and pinned pages), same stop for
     /// a prefetch without room, demand pages over budget.

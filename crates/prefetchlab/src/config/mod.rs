@@ -511,7 +511,7 @@ pub struct HostConfig {
     /// Page-cache memory budget.
     pub memory: Size,
     /// What a readahead page allocation does when the page cache is full and
-    /// no page in it can be evicted (every one in flight or held by a waiting reader).
+    /// no page in it can be evicted (every one in flight, held by a waiting reader or on the active list).
     pub readahead_alloc: ReadaheadAlloc,
     /// Where a read moves a cached page in the page cache's list.
     pub reclaim: PageReclaim,
@@ -541,8 +541,13 @@ impl Default for HostConfig {
 ///   before it looks for a victim, the active list's oldest pages go back to
 ///   the inactive list's head for as long as the active list is the longer
 ///   (2.6.35's `inactive_file_is_low`; 2.6.18 scans the two lists in
-///   proportion to their lengths instead, not modelled), and are evicted
-///   from there unless read twice again. As 2.6.35's `do_generic_file_read`,
+///   proportion to their lengths instead, not modelled; the kernel moves
+///   them lazily, in batches of 32, here one by one just before a victim is
+///   looked for), and are evicted from there unless read again (twice, or
+///   once if read while active: the page keeps PG_referenced). With
+///   `readahead_alloc = "wait"` a reader may so sleep for room while the
+///   active list, up to half the cache, is uptodate and unheld, as in the
+///   kernel, which shrinks that list only while it is the longer. As 2.6.35's `do_generic_file_read`,
 ///   a read that goes on exactly where the same reader's last read of that
 ///   file ended, inside a page, does not mark that page again (a reader of
 ///   requests smaller than a page reads each page once; 2.6.18 compared the

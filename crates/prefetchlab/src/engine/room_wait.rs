@@ -8,8 +8,8 @@
 //! asleep first, after any event that may have made room (a read completed,
 //! a held page read), and a reader whose windows are all allocated wakes.
 //! When nothing is left to happen and readers still sleep (every cached page
-//! held by a sleeping reader, no read in flight: a page cache smaller than
-//! the readers' windows), the first reads the rest of its window over the
+//! held by a sleeping reader or, with use-once reclaim, on the active list,
+//! no read in flight: a page cache smaller than the readers' windows), the first reads the rest of its window over the
 //! budget, as a demanded page is, rather than sleep for good (the kernel
 //! bounds a window by `max_sane_readahead`, not modelled).
 

@@ -93,8 +93,9 @@ pub struct Metrics {
     /// layer's doc).
     pub queue_full_events: u64,
     /// Readahead windows whose reader slept for room in the page cache
-    /// (`host.readahead_alloc = "wait"`: every cached page was in flight or
-    /// held by a waiting reader), and of those, windows read over the budget at the end,
+    /// (`host.readahead_alloc = "wait"`: every cached page was in flight,
+    /// held by a waiting reader or on the active list), and of those, windows
+    /// read over the budget at the end,
     /// when nothing left could make room (a page cache smaller than the
     /// readers' windows).
     pub room_waits: u64,
