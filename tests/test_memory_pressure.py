@@ -184,3 +184,31 @@ def test_the_summary_shows_the_lists_only_under_use_once() -> None:
         report = prefetchlab.simulate(REREAD.replace("[workload]", f'reclaim = "{reclaim}"\n[workload]'))
         table = summary_table(report)
         assert ("page-cache pages activated (read twice)" in table) == shown, table
+
+
+def test_a_window_whose_reader_sleeps_for_room_is_sent_whole() -> None:
+    # the kernel allocates a window's pages into its page pool and reads them when all are
+    # allocated: a window row's pages are sent with it (all) or, if its reader slept, none
+    # then and all at a later window_sent row, never part before the sleep
+    report = prefetchlab.simulate(config("wait") + "\n[output]\nio_log = true\n")
+    assert report.io_log is not None
+    log = report.io_log.to_pydict()
+    pending: dict[int, int] = {}
+    at: dict[int, int] = {}
+    sent = 0
+    for time, event, s, pages, issued in zip(
+        log["time_ns"], log["event"], log["stream"], log["pages"], log["issued"], strict=True
+    ):
+        if at.get(s) != time:
+            at[s], pending[s] = time, 0
+        if event == "block_request":
+            pending[s] += pages
+        elif event == "page_read":
+            pending[s] = 0
+        elif event in ("window_sync", "window_async"):
+            assert pending[s] in (0, issued), (time, s, pending[s], issued)
+            pending[s] = 0
+        elif event == "window_sent":
+            assert pending[s] == pages > 0, (time, s, pending[s], pages)
+            pending[s], sent = 0, sent + 1
+    assert 0 < sent <= report.metrics["room_waits"]

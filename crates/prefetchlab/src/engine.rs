@@ -232,6 +232,10 @@ struct PageRange {
     /// The pages the reader demanded (allocated over budget if need be).
     demand: (u64, u64),
     marker: Option<u64>,
+    /// The window's page pool: the I/Os of the pages allocated so far and
+    /// not sent yet, first and last (`NONE` when empty), chained through
+    /// `Io::next_dependent` ([`Engine::send_pool`]).
+    pool: (u32, u32),
 }
 
 struct Stream {
@@ -828,13 +832,24 @@ impl Engine {
         marker: Option<u64>,
     ) -> u64 {
         let end = (start + size).min(self.fs.file_pages(file));
-        let want =
-            PageRange { stream: s, file, next_page: start, end_page: end, demand: (dstart, dend), marker };
-        let (mut issued, stopped) = self.read_range(want, false);
-        if let Some(p) = stopped.filter(|_| self.cache.waits_for_room()) {
+        let mut want = PageRange {
+            stream: s,
+            file,
+            next_page: start,
+            end_page: end,
+            demand: (dstart, dend),
+            marker,
+            pool: (NONE, NONE),
+        };
+        let (mut issued, stopped) = self.read_range(&mut want, false);
+        match stopped.filter(|_| self.cache.waits_for_room()) {
             // page_cache_alloc_cold waits in reclaim: the reader sleeps, the
-            // rest of the window to come ([`room_wait`])
-            issued += self.sleep_for_room(PageRange { next_page: p, ..want });
+            // rest of the window to come, the pages allocated held in the
+            // window's pool until it is whole ([`room_wait`])
+            Some(p) => issued += self.sleep_for_room(PageRange { next_page: p, ..want }),
+            None => {
+                self.send_pool(&mut want);
+            }
         }
         let now = self.events.now_ns();
         let mut row = IoRow::new(now, ev);
@@ -848,13 +863,24 @@ impl Engine {
         issued
     }
 
-    /// Allocates and sends the uncached pages of `w`'s range, one I/O per
-    /// physically contiguous run. Returns the pages issued and, when a page
-    /// found no room (not a demanded one: those go over budget, as every
-    /// page does with `over_budget`), where the read stopped.
-    fn read_range(&mut self, w: PageRange, over_budget: bool) -> (u64, Option<u64>) {
-        let PageRange { stream: s, file, next_page: mut p, end_page: end, demand: (dstart, dend), marker } =
-            w;
+    /// Allocates the uncached pages of `w`'s range, one I/O per physically
+    /// contiguous run, into the window's pool (`w.pool`; sent by
+    /// [`Engine::send_pool`] once the window is whole, as
+    /// `__do_page_cache_readahead` allocates every page of a window before
+    /// `read_pages` adds them to the cache and reads them). Returns the
+    /// pages allocated and, when a page found no room (not a demanded one:
+    /// those go over budget, as every page does with `over_budget`), where
+    /// the allocation stopped.
+    fn read_range(&mut self, w: &mut PageRange, over_budget: bool) -> (u64, Option<u64>) {
+        let PageRange {
+            stream: s,
+            file,
+            next_page: mut p,
+            end_page: end,
+            demand: (dstart, dend),
+            marker,
+            ..
+        } = *w;
         let mut issued = 0;
         while p < end {
             p += self.cache.presence_run(file, p, end, true);
@@ -864,22 +890,68 @@ impl Engine {
             // a run of uncached, physically contiguous pages
             let max_run = self.fs.contiguous_run(file, p, end - p);
             let n = self.cache.presence_run(file, p, p + max_run, false);
-            let io = self.new_io(IoKind::PageFill { file, first_page: p }, s, self.fs.bmap(file, p), 0);
+            let block = self.fs.bmap(file, p);
+            // the pool's last read goes on here (the part of a window
+            // allocated before its reader slept): one read, as the kernel
+            // builds one bio over the pages of a window that lie together
+            let last = w.pool.1;
+            let joins = last != NONE
+                && match self.ios[last as usize] {
+                    Io { kind: IoKind::PageFill { file: f, first_page: q }, blocks, .. } => {
+                        f == file && q + blocks == p && self.fs.contiguous_run(file, q, blocks + 1) > blocks
+                    }
+                    _ => false,
+                };
+            let io =
+                if joins { last } else { self.new_io(IoKind::PageFill { file, first_page: p }, s, block, 0) };
             let got = self.cache.allocate_run(file, p, n, io, dstart..dend, marker, over_budget);
             if got == 0 {
-                self.free_io(io);
+                if !joins {
+                    self.free_io(io);
+                }
                 return (issued, Some(p));
             }
-            self.ios[io as usize].blocks = got;
+            self.ios[io as usize].blocks += got;
             issued += got;
-            let dep = self.meta_dependency(file, p, s);
-            self.submit_or_hold(io, dep);
+            if !joins {
+                self.ios[io as usize].next_dependent = NONE;
+                match w.pool {
+                    (NONE, _) => w.pool = (io, io),
+                    (first, last) => {
+                        self.ios[last as usize].next_dependent = io;
+                        w.pool = (first, io);
+                    }
+                }
+            }
             if got < n {
                 return (issued, Some(p + got)); // no room left
             }
             p += n;
         }
         (issued, None)
+    }
+
+    /// Sends the I/Os of a window's pool, in the order they were allocated,
+    /// each after the indirect blocks mapping its pages (`read_pages`, then
+    /// the file system's `get_block` as it maps them), and empties the pool.
+    /// Returns the first page sent and the pages sent.
+    fn send_pool(&mut self, w: &mut PageRange) -> (u64, u64) {
+        let mut io = std::mem::replace(&mut w.pool, (NONE, NONE)).0;
+        let (mut first, mut pages) = (0, 0);
+        while io != NONE {
+            let Io { kind, blocks, next_dependent: next, .. } = self.ios[io as usize];
+            let IoKind::PageFill { file, first_page } = kind else {
+                unreachable!("a window's pool holds page reads")
+            };
+            if pages == 0 {
+                first = first_page;
+            }
+            pages += blocks;
+            let dep = self.meta_dependency(file, first_page, w.stream);
+            self.submit_or_hold(io, dep);
+            io = next;
+        }
+        (first, pages)
     }
 
     /// Makes sure the indirect blocks mapping `page` are cached or on their

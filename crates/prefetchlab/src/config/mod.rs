@@ -576,11 +576,12 @@ pub enum PageReclaim {
 ///   waited for is read), the sleepers in the order they fell asleep (a
 ///   reader awake allocates at once). Reclaim moves the pages it cannot take
 ///   (in flight, or held by a waiting reader) to the head of the list, as 2.6.35's
-///   `shrink_page_list` puts them back. A simplification: the kernel keeps
-///   a window's pages in its page pool, off the LRU, and sends them when all
-///   are allocated; here the pages allocated before the sleep are sent at
-///   once and, once read, may be evicted before the reader wakes (the page
-///   it will read next is held).
+///   `shrink_page_list` puts them back. As the kernel keeps a window's pages
+///   in its page pool and reads them (`read_pages`) when all are allocated,
+///   the pages allocated before the sleep are read with the rest, one read
+///   where they lie together; here they are in the cache meanwhile, in
+///   flight (never a victim; another reader of them waits for the read),
+///   where the kernel's are off the LRU and not yet in the cache.
 /// * `fail`: Linux 3.0's allocation (`page_cache_alloc_readahead` with
 ///   `__GFP_NORETRY`: "readahead page allocations are OK to fail") with the
 ///   model's reclaim before `wait` (pages passed over stay where they are):

@@ -4,16 +4,20 @@
 //! `__do_page_cache_readahead` allocates with `page_cache_alloc_cold`, which
 //! does not fail: it waits in reclaim until pages finish their I/O and can be
 //! evicted. Here a window whose page finds no room queues the rest of its
-//! range ([`RoomWaits`]) and its reader sleeps; the rest is allocated, first
-//! asleep first, after any event that may have made room (a read completed,
-//! a held page read), and a reader whose windows are all allocated wakes.
-//! When nothing is left to happen and readers still sleep (every cached page
-//! held by a sleeping reader or, with use-once reclaim, on the active list,
-//! no read in flight: a page cache smaller than the readers' windows), the first reads the rest of its window over the
-//! budget, as a demanded page is, rather than sleep for good (the kernel
-//! bounds a window by `max_sane_readahead`, not modelled).
+//! range ([`RoomWaits`]), with the reads of the pages it has (its page pool,
+//! not sent yet), and its reader sleeps; the rest is allocated, first asleep
+//! first, after any event that may have made room (a read completed, a held
+//! page read); a window allocated whole is sent (an io_log `window_sent`
+//! row), and a reader whose windows are all sent wakes. When nothing is left
+//! to happen and readers still sleep (every cached page in flight in a pool
+//! or held by a sleeping reader or, with use-once reclaim, on the active
+//! list: a page cache smaller than the readers' windows), the first reads
+//! the rest of its window over the budget, as a demanded page is, rather
+//! than sleep for good (the kernel bounds a window by `max_sane_readahead`,
+//! not modelled).
 
 use super::{Engine, PageRange, StreamState};
+use crate::metrics::{IoEvent, IoRow};
 use std::collections::VecDeque;
 
 /// The readers asleep for room and what they did, for the run's metrics.
@@ -66,12 +70,22 @@ impl Engine {
     /// allocated wakes.
     fn resume_room_waiters(&mut self, mut over_budget: bool) {
         while let Some(&w) = self.room.queue.front() {
-            let (_, stopped) = self.read_range(w, std::mem::take(&mut over_budget));
+            let mut w = w;
+            let (_, stopped) = self.read_range(&mut w, std::mem::take(&mut over_budget));
             if let Some(p) = stopped {
-                self.room.queue[0].next_page = p;
+                self.room.queue[0] = PageRange { next_page: p, ..w };
                 return;
             }
             self.room.queue.pop_front();
+            let (first, pages) = self.send_pool(&mut w);
+            if pages > 0 {
+                let mut row = IoRow::new(self.events.now_ns(), IoEvent::WindowSent);
+                row.stream = w.stream as i32;
+                row.file = w.file as i32;
+                row.page = first as i64;
+                row.pages = pages as i64;
+                self.log(row);
+            }
             let st = &mut self.streams[w.stream as usize];
             st.sleeping_parts -= 1;
             if st.sleeping_parts == 0 && st.state == StreamState::Sleeping {

@@ -26,11 +26,15 @@ pub enum IoEvent {
     DiskWriteDispatch = 7,
     /// A disk write completed.
     DiskWriteComplete = 8,
+    /// A readahead window whose reader slept for memory (`host.readahead_alloc
+    /// = "wait"`), sent now that all its pages are allocated (its page pool:
+    /// `page` the first page sent, `pages` the pages sent).
+    WindowSent = 9,
 }
 
 impl IoEvent {
     /// Names, indexed by the event code.
-    pub const NAMES: [&'static str; 9] = [
+    pub const NAMES: [&'static str; 10] = [
         "window_sync",
         "window_async",
         "page_read",
@@ -40,6 +44,7 @@ impl IoEvent {
         "array_prefetch",
         "disk_write_dispatch",
         "disk_write_complete",
+        "window_sent",
     ];
 }
 
