@@ -15,7 +15,7 @@
 pub mod block_map;
 pub mod lru;
 
-use lru::{flag, Evicted, LruSlots, NONE, SENTINEL};
+use lru::{flag, Evicted, LruSlots, NONE};
 use std::ops::Range;
 
 /// Page slots allocated when the cache is built, at most (24 MiB).
@@ -42,9 +42,8 @@ pub struct PageCache {
     /// Where each file's pages start in `index`.
     file_base: Vec<u64>,
     /// `host.readahead_alloc = "wait"`: a window that finds no room waits
-    /// for it (the engine asks [`PageCache::waits_for_room`]), and reclaim is
-    /// 2.6.35's: the pages a search for a victim passes over go to the head
-    /// ([`LruSlots::victim_rotating`]).
+    /// for it (the engine asks [`PageCache::waits_for_room`]); `fail`: it ends
+    /// there.
     wait_for_room: bool,
     /// `host.reclaim = "use-once"`: the slots keep the active list; a read
     /// moves a page there only when it was read before
@@ -200,15 +199,16 @@ impl PageCache {
         self.lru.in_use() as u64
     }
 
-    /// Makes room for one page if the cache is full, evicting the least
-    /// recently used uptodate page. Returns the eviction, if one happened,
+    /// Makes room for one page if the cache is full, evicting as reclaim
+    /// does (use-once: the lists balanced first; the pages passed over, in
+    /// flight or held, to the head). Returns the eviction, if one happened,
     /// and whether there is room now.
     pub fn make_room(&mut self) -> (Option<Evicted>, bool) {
         if !self.lru.is_full() {
             return (None, true);
         }
         self.lru.balance_lists();
-        match self.lru.victim() {
+        match self.lru.victim_rotating() {
             Some(s) => {
                 let ev = self.lru.remove(s);
                 self.evicted(ev);
@@ -227,17 +227,17 @@ impl PageCache {
     /// Allocates the absent pages `first..first + n` of `file` as in-flight
     /// pages filled by I/O `io`, making room for each in turn exactly as
     /// [`PageCache::make_room`] then [`PageCache::allocate`] page by page
-    /// would, in one pass: the new pages are in flight, so the search for
-    /// the next victim resumes where the last one was found instead of at
-    /// the tail. A page inside the `demand` range is allocated even when no
-    /// room can be made (over budget); any other page without room ends the
-    /// run, unless `over_budget` (a reader that could otherwise never go on:
-    /// every page is allocated as a demanded one is). Pages outside `demand`
-    /// count as prefetched; page `marker` gets PG_readahead. Returns the
-    /// number of pages allocated.
-    ///
-    /// A cache that waits for room ([`PageCache::waits_for_room`]) looks for
-    /// each victim from the tail, moving the pages it passes over to the head.
+    /// would: reclaim as 2.6.35's (and 3.0's) `shrink_page_list`, which puts
+    /// the pages it cannot take (in flight, or held by a waiting reader) back
+    /// at the head of the list, evicting until there is room (below the
+    /// budget again after demand pages went over it). A page inside the
+    /// `demand` range is allocated even when no room can be made (over
+    /// budget); any other page without room ends the run, unless
+    /// `over_budget` (a reader that could otherwise never go on: every page
+    /// is allocated as a demanded one is). What the caller does then is
+    /// `host.readahead_alloc`'s ([`PageCache::waits_for_room`]). Pages
+    /// outside `demand` count as prefetched; page `marker` gets
+    /// PG_readahead. Returns the number of pages allocated.
     #[allow(clippy::too_many_arguments)]
     pub fn allocate_run(
         &mut self,
@@ -249,55 +249,25 @@ impl PageCache {
         marker: Option<u64>,
         over_budget: bool,
     ) -> u64 {
-        let PageCache { lru, index, file_base, stats, wait_for_room, use_once: _ } = self;
+        let PageCache { lru, index, file_base, stats, .. } = self;
         let base = file_base[file as usize];
-        // Slots from the tail up to `scan` (exclusive) are not evictable.
-        let mut scan = lru.tail();
         let (mut got, mut prefetched) = (0, 0);
         for page in first..first + n {
             let demanded = demand.contains(&page);
-            let must_allocate = demanded || over_budget;
             let mut flags = if demanded { 0 } else { flag::PREFETCHED };
             if marker == Some(page) {
                 flags |= flag::MARKER;
             }
+            while lru.is_full() {
+                lru.balance_lists(); // use-once: the active list no longer than the inactive one
+                let Some(v) = lru.victim_rotating() else { break };
+                forget(index, stats, lru.remove(v));
+            }
+            if lru.is_full() && !(demanded || over_budget) {
+                break;
+            }
             let key = base + page;
-            let slot = if *wait_for_room {
-                // 2.6.35's reclaim: evict until there is room (below the
-                // budget again after demand pages went over it), the pages
-                // passed over going to the head (use-once: the active list
-                // first kept no longer than the inactive one)
-                while lru.is_full() {
-                    lru.balance_lists();
-                    let Some(v) = lru.victim_rotating() else { break };
-                    forget(index, stats, lru.remove(v));
-                }
-                if lru.is_full() && !must_allocate {
-                    break;
-                }
-                lru.insert(key, flags, io)
-            } else if !lru.is_full() {
-                lru.insert(key, flags, io)
-            } else {
-                // use-once: slots moved from the active list come in at the
-                // head, so a search that had found nothing looks again
-                if lru.balance_lists() > 0 && scan == SENTINEL {
-                    scan = lru.tail();
-                }
-                if let Some((v, next_scan, ev)) = lru.replace_victim_from(scan, key, flags, io) {
-                    scan = next_scan;
-                    forget(index, stats, ev);
-                    v
-                } else {
-                    // nothing becomes evictable during the run
-                    scan = SENTINEL;
-                    if !must_allocate {
-                        break;
-                    }
-                    lru.insert(key, flags, io)
-                }
-            };
-            index[key as usize] = slot;
+            index[key as usize] = lru.insert(key, flags, io);
             prefetched += !demanded as u64;
             got += 1;
         }

@@ -564,7 +564,11 @@ pub enum PageReclaim {
 }
 
 /// `host.readahead_alloc`: a readahead page allocation that finds nothing to
-/// evict.
+/// evict. Either way reclaim is 2.6.35's (and 3.0's): it moves the pages it
+/// cannot take (in flight, or held by a waiting reader) to the head of the
+/// (inactive) list, as `shrink_page_list` puts them back; and a window's
+/// pages are read when all are allocated (its page pool), one read where
+/// they lie together.
 ///
 /// * `wait` (default): Linux before 3.0, the papers' 2.6.18 and 2.6.35.
 ///   `__do_page_cache_readahead` allocates with `page_cache_alloc_cold`, an
@@ -574,18 +578,16 @@ pub enum PageReclaim {
 ///   reader sleeps there, as one waiting for a request slot does; the rest
 ///   of its window is allocated when room is made (a read completes, a page
 ///   waited for is read), the sleepers in the order they fell asleep (a
-///   reader awake allocates at once). Reclaim moves the pages it cannot take
-///   (in flight, or held by a waiting reader) to the head of the list, as 2.6.35's
-///   `shrink_page_list` puts them back. As the kernel keeps a window's pages
+///   reader awake allocates at once). As the kernel keeps a window's pages
 ///   in its page pool and reads them (`read_pages`) when all are allocated,
-///   the pages allocated before the sleep are read with the rest, one read
-///   where they lie together; here they are in the cache meanwhile, in
-///   flight (never a victim; another reader of them waits for the read),
-///   where the kernel's are off the LRU and not yet in the cache.
+///   the pages allocated before the sleep are read with the rest; here they
+///   are in the cache meanwhile, in flight (never a victim; another reader
+///   of them waits for the read), where the kernel's are off the LRU and
+///   not yet in the cache.
 /// * `fail`: Linux 3.0's allocation (`page_cache_alloc_readahead` with
-///   `__GFP_NORETRY`: "readahead page allocations are OK to fail") with the
-///   model's reclaim before `wait` (pages passed over stay where they are):
-///   the window ends at the first page that finds no room.
+///   `__GFP_NORETRY`: "readahead page allocations are OK to fail"): the
+///   window ends at the first page that finds no room. (Until 2026-11-27
+///   reclaim left the pages it passed over in place under `fail`.)
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum ReadaheadAlloc {

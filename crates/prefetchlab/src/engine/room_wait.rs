@@ -13,8 +13,10 @@
 //! or held by a sleeping reader or, with use-once reclaim, on the active
 //! list: a page cache smaller than the readers' windows), the first reads
 //! the rest of its window over the budget, as a demanded page is, rather
-//! than sleep for good (the kernel bounds a window by `max_sane_readahead`,
-//! not modelled).
+//! than sleep for good (2.6.35's on-demand readahead bounds a window by
+//! `max_sane_readahead`, half the inactive and free pages, not modelled:
+//! the papers' memories dwarf their windows; a page cache smaller than its
+//! readers' windows has no counterpart on their machines).
 
 use super::{Engine, PageRange, StreamState};
 use crate::metrics::{IoEvent, IoRow};
