@@ -200,6 +200,8 @@ def test_a_window_whose_reader_sleeps_for_room_is_sent_whole() -> None:
         log["time_ns"], log["event"], log["stream"], log["pages"], log["issued"], strict=True
     ):
         if at.get(s) != time:
+            # every page a stream sent at one moment went with a window row or a window_sent row
+            assert pending.get(s, 0) == 0, (at[s], s, pending[s])
             at[s], pending[s] = time, 0
         if event == "block_request":
             pending[s] += pages
@@ -211,4 +213,5 @@ def test_a_window_whose_reader_sleeps_for_room_is_sent_whole() -> None:
         elif event == "window_sent":
             assert pending[s] == pages > 0, (time, s, pending[s], pages)
             pending[s], sent = 0, sent + 1
+    assert all(p == 0 for p in pending.values()), "pages sent without a window row at the end"
     assert 0 < sent <= report.metrics["room_waits"]

@@ -55,9 +55,10 @@ pub struct IoLog {
     pub event: Vec<u8>,
     pub stream: Vec<i32>,
     pub file: Vec<i32>,
-    /// Windows: first file page; others −1.
+    /// Windows: first file page; `window_sent`: the first page sent; others −1.
     pub page: Vec<i64>,
-    /// Windows: window size in pages; block requests: blocks.
+    /// Windows: window size in pages; `window_sent`: the pages sent; block
+    /// requests: blocks.
     pub pages: Vec<i64>,
     /// Windows: the marker page (−1 none); others −1.
     pub marker: Vec<i64>,
@@ -65,7 +66,8 @@ pub struct IoLog {
     /// uncached, those allocated after the reader slept for room included,
     /// their block requests logged when sent, one another reader brings in
     /// meanwhile counted but not read again; `"fail"`: those allocated before
-    /// the first without room); disk requests: request id.
+    /// the first without room); block requests: the I/O's slot (reused);
+    /// disk requests: request id.
     pub issued: Vec<i64>,
     /// Block requests: first array block; disk requests: first array block of the piece (−1 after a merge).
     pub array_block: Vec<i64>,
