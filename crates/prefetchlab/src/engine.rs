@@ -842,14 +842,13 @@ impl Engine {
             pool: (NONE, NONE),
         };
         let (mut issued, stopped) = self.read_range(&mut want, false);
-        match stopped.filter(|_| self.cache.waits_for_room()) {
+        if stopped && self.cache.waits_for_room() {
             // page_cache_alloc_cold waits in reclaim: the reader sleeps, the
             // rest of the window to come, the pages allocated held in the
             // window's pool until it is whole ([`room_wait`])
-            Some(p) => issued += self.sleep_for_room(PageRange { next_page: p, ..want }),
-            None => {
-                self.send_pool(&mut want);
-            }
+            issued += self.sleep_for_room(want);
+        } else {
+            self.send_pool(&mut want);
         }
         let now = self.events.now_ns();
         let mut row = IoRow::new(now, ev);
@@ -868,29 +867,20 @@ impl Engine {
     /// [`Engine::send_pool`] once the window is whole, as
     /// `__do_page_cache_readahead` allocates every page of a window before
     /// `read_pages` adds them to the cache and reads them). Returns the
-    /// pages allocated and, when a page found no room (not a demanded one:
-    /// those go over budget, as every page does with `over_budget`), where
-    /// the allocation stopped.
-    fn read_range(&mut self, w: &mut PageRange, over_budget: bool) -> (u64, Option<u64>) {
-        let PageRange {
-            stream: s,
-            file,
-            next_page: mut p,
-            end_page: end,
-            demand: (dstart, dend),
-            marker,
-            ..
-        } = *w;
+    /// pages allocated and whether a page found no room (not a demanded one:
+    /// those go over budget, as every page does with `over_budget`); then
+    /// `w.next_page` is where the allocation stopped.
+    fn read_range(&mut self, w: &mut PageRange, over_budget: bool) -> (u64, bool) {
+        let PageRange { stream: s, file, end_page: end, demand: (dstart, dend), marker, .. } = *w;
         let mut issued = 0;
-        while p < end {
-            p += self.cache.presence_run(file, p, end, true);
+        while w.next_page < end {
+            let p = w.next_page + self.cache.presence_run(file, w.next_page, end, true);
             if p == end {
                 break;
             }
             // a run of uncached, physically contiguous pages
             let max_run = self.fs.contiguous_run(file, p, end - p);
             let n = self.cache.presence_run(file, p, p + max_run, false);
-            let block = self.fs.bmap(file, p);
             // the pool's last read goes on here (the part of a window
             // allocated before its reader slept): one read, as the kernel
             // builds one bio over the pages of a window that lie together
@@ -902,19 +892,22 @@ impl Engine {
                     }
                     _ => false,
                 };
-            let io =
-                if joins { last } else { self.new_io(IoKind::PageFill { file, first_page: p }, s, block, 0) };
+            let io = if joins {
+                last
+            } else {
+                self.new_io(IoKind::PageFill { file, first_page: p }, s, self.fs.bmap(file, p), 0)
+            };
             let got = self.cache.allocate_run(file, p, n, io, dstart..dend, marker, over_budget);
+            w.next_page = p + got;
             if got == 0 {
                 if !joins {
                     self.free_io(io);
                 }
-                return (issued, Some(p));
+                return (issued, true);
             }
             self.ios[io as usize].blocks += got;
             issued += got;
             if !joins {
-                self.ios[io as usize].next_dependent = NONE;
                 match w.pool {
                     (NONE, _) => w.pool = (io, io),
                     (first, last) => {
@@ -924,11 +917,10 @@ impl Engine {
                 }
             }
             if got < n {
-                return (issued, Some(p + got)); // no room left
+                return (issued, true); // no room left
             }
-            p += n;
         }
-        (issued, None)
+        (issued, false)
     }
 
     /// Sends the I/Os of a window's pool, in the order they were allocated,

@@ -312,7 +312,7 @@ impl ArrayCache {
                 return None;
             }
             self.honour_second_chances();
-            let (slot, _, ev) = self.lru.replace_victim_from(self.lru.tail(), block, flags, NONE)?;
+            let (slot, ev) = self.lru.replace_victim(block, flags, NONE)?;
             self.index.remove(ev.key);
             self.stats.wasted += ev.unused_prefetch as u64;
             self.evicted_dirty(&ev);

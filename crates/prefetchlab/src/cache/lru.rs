@@ -316,25 +316,18 @@ impl<W: Copy + Default> LruSlots<W> {
         }
     }
 
-    /// [`LruSlots::victim_from`] `scan`, then [`LruSlots::replace`] of the
-    /// victim found, in one step on the slot slice (its bounds and address
-    /// held in registers through the stores, which a `Vec` indexed through
-    /// `self` reloads). Returns the victim's slot, where the next search may
-    /// start (the slot used just more recently than the victim) and what
-    /// the eviction cost; `None` when no slot from `scan` on is evictable.
+    /// [`LruSlots::victim`], then [`LruSlots::replace`] of the victim
+    /// found, in one step on the slot slice (its bounds and address held in
+    /// registers through the stores, which a `Vec` indexed through `self`
+    /// reloads). Returns the victim's slot and what the eviction cost;
+    /// `None` when no slot is evictable.
     #[inline(always)]
-    pub fn replace_victim_from(
-        &mut self,
-        scan: u32,
-        key: u64,
-        flags: u16,
-        io: u32,
-    ) -> Option<(u32, u32, Evicted)> {
+    pub fn replace_victim(&mut self, key: u64, flags: u16, io: u32) -> Option<(u32, Evicted)> {
         if self.evictable == 0 {
             return None;
         }
         let slots = &mut self.slots[..];
-        let mut v = scan;
+        let mut v = slots[SENTINEL as usize].prev;
         loop {
             if v == SENTINEL {
                 return None;
@@ -360,7 +353,7 @@ impl<W: Copy + Default> LruSlots<W> {
             unused_prefetch: old.flags & (flag::PREFETCHED | flag::USED) == flag::PREFETCHED,
             dirty: old.flags & flag::DIRTY != 0,
         };
-        Some((v, old.prev, ev))
+        Some((v, ev))
     }
 
     /// The least recently used slot that is uptodate and not pinned, moving
@@ -458,17 +451,10 @@ impl<W: Copy + Default> LruSlots<W> {
     /// (in-flight and pinned slots are never evicted), if any.
     #[inline]
     pub fn victim(&self) -> Option<u32> {
-        self.victim_from(self.tail())
-    }
-
-    /// [`LruSlots::victim`], with the search starting at slot `s` (towards
-    /// the head) rather than at the tail: for evicting several slots in a
-    /// row when the slots between the tail and `s` are known not to qualify.
-    #[inline]
-    pub fn victim_from(&self, mut s: u32) -> Option<u32> {
         if self.evictable == 0 {
             return None; // no walk of the list for nothing
         }
+        let mut s = self.tail();
         while s != SENTINEL {
             let slot = &self.slots[s as usize];
             if is_evictable(slot.flags) {
@@ -633,7 +619,7 @@ mod tests {
                 }
                 7 if c.is_full() => {
                     c.balance_lists();
-                    if let Some((v, _, _)) = c.replace_victim_from(c.tail(), next(1000), 0, 5) {
+                    if let Some((v, _)) = c.replace_victim(next(1000), 0, 5) {
                         assert!(live.contains(&v));
                     }
                 }

@@ -199,41 +199,11 @@ impl PageCache {
         self.lru.in_use() as u64
     }
 
-    /// Makes room for one page if the cache is full, evicting as reclaim
-    /// does (use-once: the lists balanced first; the pages passed over, in
-    /// flight or held, to the head). Returns the eviction, if one happened,
-    /// and whether there is room now.
-    pub fn make_room(&mut self) -> (Option<Evicted>, bool) {
-        if !self.lru.is_full() {
-            return (None, true);
-        }
-        self.lru.balance_lists();
-        match self.lru.victim_rotating() {
-            Some(s) => {
-                let ev = self.lru.remove(s);
-                self.evicted(ev);
-                (Some(ev), true)
-            }
-            None => (None, false),
-        }
-    }
-
-    /// Accounts for a page that left the cache.
-    #[inline]
-    fn evicted(&mut self, ev: Evicted) {
-        forget(&mut self.index, &mut self.stats, ev);
-    }
-
     /// Allocates the absent pages `first..first + n` of `file` as in-flight
-    /// pages filled by I/O `io`, making room for each in turn as
-    /// [`PageCache::make_room`] then [`PageCache::allocate`] page by page
-    /// would (but that, over the budget after demand pages, it evicts until
-    /// below it where `make_room` evicts one): reclaim as 2.6.35's (and 3.0's) `shrink_page_list`, which puts
-    /// the pages it cannot take (in flight, or held by a waiting reader) back
-    /// at the head of the list, evicting until there is room (below the
-    /// budget again after demand pages went over it). A page inside the
-    /// `demand` range is allocated even when no room can be made (over
-    /// budget); any other page without room ends the run, unless
+    /// pages filled by I/O `io`, making room for each in turn ([`reclaim`],
+    /// until below the budget again after demand pages went over it). A page
+    /// inside the `demand` range is allocated even when no room can be made
+    /// (over budget); any other page without room ends the run, unless
     /// `over_budget` (a reader that could otherwise never go on: every page
     /// is allocated as a demanded one is). What the caller does then is
     /// `host.readahead_alloc`'s ([`PageCache::waits_for_room`]). Pages
@@ -259,11 +229,7 @@ impl PageCache {
             if marker == Some(page) {
                 flags |= flag::MARKER;
             }
-            while lru.is_full() {
-                lru.balance_lists(); // use-once: the active list no longer than the inactive one
-                let Some(v) = lru.victim_rotating() else { break };
-                forget(index, stats, lru.remove(v));
-            }
+            while lru.is_full() && reclaim(lru, index, stats).is_some() {}
             if lru.is_full() && !(demanded || over_budget) {
                 break;
             }
@@ -274,36 +240,6 @@ impl PageCache {
         }
         stats.prefetched += prefetched;
         got
-    }
-
-    /// Allocates an in-flight page filled by I/O `io` (room must have been made,
-    /// or the caller accepts going over budget for a demand page).
-    #[inline]
-    pub fn allocate(&mut self, file: u32, page: u64, io: u32, prefetched: bool, marker: bool) -> u32 {
-        let mut flags = 0;
-        if prefetched {
-            flags |= flag::PREFETCHED;
-            self.stats.prefetched += 1;
-        }
-        if marker {
-            flags |= flag::MARKER;
-        }
-        let key = self.key(file, page);
-        let s = self.lru.insert(key, flags, io);
-        self.index[key as usize] = s;
-        s
-    }
-
-    /// Re-points an in-flight page at the I/O that now fills it.
-    pub fn set_io(&mut self, slot: u32, io: u32) {
-        self.lru.set_io(slot, io);
-    }
-
-    /// The read filling `slot` completed.
-    #[inline]
-    pub fn complete(&mut self, slot: u32) {
-        self.lru.set(slot, flag::UPTODATE);
-        self.lru.set_io(slot, NONE);
     }
 
     /// I/O `io`, the read of pages `first..first + n` of `file`, completed:
@@ -351,6 +287,20 @@ impl PageCache {
     }
 }
 
+/// Reclaim evicts one page, as 2.6.35's (and 3.0's) `shrink_page_list`:
+/// use-once's active list first kept no longer than the inactive one, then
+/// the least recently used page that is uptodate and not held, the pages
+/// passed over (in flight, or held by a waiting reader) put back at the
+/// head. `None` when no page can be evicted.
+#[inline]
+fn reclaim(lru: &mut LruSlots<u16>, index: &mut [u32], stats: &mut CacheStats) -> Option<Evicted> {
+    lru.balance_lists();
+    let victim = lru.victim_rotating()?;
+    let ev = lru.remove(victim);
+    forget(index, stats, ev);
+    Some(ev)
+}
+
 /// A page left the cache: its index entry cleared, the eviction counted
 /// (and the prefetch wasted, if it was never read).
 #[inline]
@@ -376,6 +326,43 @@ fn read_slot(lru: &mut LruSlots<u16>, use_once: bool, slot: u32, mark: bool) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Page by page, what `allocate_run` does in one pass: the reference
+    /// its test compares with.
+    impl PageCache {
+        /// Makes room for one page if the cache is full ([`reclaim`]).
+        /// Returns the eviction, if one happened, and whether there is room.
+        pub fn make_room(&mut self) -> (Option<Evicted>, bool) {
+            if !self.lru.is_full() {
+                return (None, true);
+            }
+            let ev = reclaim(&mut self.lru, &mut self.index, &mut self.stats);
+            (ev, ev.is_some())
+        }
+
+        /// Allocates an in-flight page filled by I/O `io` (room made first,
+        /// or over budget).
+        pub fn allocate(&mut self, file: u32, page: u64, io: u32, prefetched: bool, marker: bool) -> u32 {
+            let mut flags = 0;
+            if prefetched {
+                flags |= flag::PREFETCHED;
+                self.stats.prefetched += 1;
+            }
+            if marker {
+                flags |= flag::MARKER;
+            }
+            let key = self.key(file, page);
+            let s = self.lru.insert(key, flags, io);
+            self.index[key as usize] = s;
+            s
+        }
+
+        /// The read filling `slot` completed.
+        pub fn complete(&mut self, slot: u32) {
+            self.lru.set(slot, flag::UPTODATE);
+            self.lru.set_io(slot, NONE);
+        }
+    }
 
     #[test]
     fn prefetch_accounting_and_wastage() {

@@ -71,11 +71,10 @@ impl Engine {
     /// its window over the budget); a reader whose windows are all
     /// allocated wakes.
     fn resume_room_waiters(&mut self, mut over_budget: bool) {
-        while let Some(&w) = self.room.queue.front() {
-            let mut w = w;
+        while let Some(mut w) = self.room.queue.front().copied() {
             let (_, stopped) = self.read_range(&mut w, std::mem::take(&mut over_budget));
-            if let Some(p) = stopped {
-                self.room.queue[0] = PageRange { next_page: p, ..w };
+            if stopped {
+                self.room.queue[0] = w;
                 return;
             }
             self.room.queue.pop_front();
