@@ -130,6 +130,15 @@ def test_io_log_is_an_arrow_table_when_asked_for() -> None:
     # Disk rows together carry the sectors the disks read (each once dispatched).
     dispatched = log.filter(pc.equal(log.column("event"), "disk_dispatch"))
     assert pc.sum(dispatched.column("sectors")).as_py() == r.metrics["disk_sectors"]
+    # A block request of file pages names the file and its first page; one of an
+    # indirect block (each file past 48 KiB has one) names neither.
+    requests = log.filter(pc.equal(log.column("event"), "block_request")).to_pylist()
+    fills = [row for row in requests if row["file"] is not None]
+    assert all(row["page"] is not None and 0 <= row["file"] < SMALL_STREAMS for row in fills)
+    assert {row["file"] for row in fills} == set(range(SMALL_STREAMS))
+    assert sum(row["pages"] for row in fills) == 3 * 512  # every page of the three 2 MiB files, once
+    assert len(requests) - len(fills) == SMALL_STREAMS
+    assert all(row["page"] is None and row["pages"] == 1 for row in requests if row["file"] is None)
 
 
 def test_io_log_is_none_by_default() -> None:

@@ -65,6 +65,8 @@ mod array_readahead;
 mod log_append;
 mod replay;
 mod room_wait;
+#[cfg(test)]
+mod tests;
 use crate::workload::{self, Generator};
 use log_append::LogAppend;
 use room_wait::RoomWaits;
@@ -1031,6 +1033,10 @@ impl Engine {
             self.block_requests += 1;
             let mut row = IoRow::new(now, IoEvent::BlockRequest);
             row.stream = stream as i32;
+            if let IoKind::PageFill { file, first_page } = kind {
+                row.file = file as i32;
+                row.page = first_page as i64;
+            }
             row.array_block = array_block as i64;
             row.pages = blocks as i64;
             row.issued = io as i64;

@@ -55,7 +55,9 @@ pub struct IoLog {
     pub event: Vec<u8>,
     pub stream: Vec<i32>,
     pub file: Vec<i32>,
-    /// Windows: first file page; `window_sent`: the first page sent; others −1.
+    /// Windows: first file page; `window_sent`: the first page sent; a block
+    /// request reading file pages: its first page (with `file`; −1 for an
+    /// indirect block's read); others −1.
     pub page: Vec<i64>,
     /// Windows: window size in pages; `window_sent`: the pages sent; block
     /// requests: blocks.
