@@ -28,14 +28,14 @@
 //!   it.
 //! * A readahead window that finds no room in the page cache puts its
 //!   reader to sleep until room is made (`host.readahead_alloc = "wait"`),
-//!   in [`room_wait`].
+//!   in `room_wait`.
 //! * Every run drains: when the event queue is empty every stream must have
 //!   finished, else the run fails with an internal error instead of reporting
 //!   a short run.
 //!
 //! A block trace (`workload.kind = "trace"`) enters at the array: its
-//! requests, writes through md and write-back are wired in [`replay`],
-//! Linux readahead at the array in [`array_readahead`].
+//! requests, writes through md and write-back are wired in `replay`,
+//! Linux readahead at the array in `array_readahead`.
 
 use crate::array::write::{Raid6Write, WritePlan};
 use crate::array::{ArrayCache, ArrayLayout, Extent};
@@ -1615,6 +1615,9 @@ impl RaContext for RaCtx<'_> {
     }
     fn active_streams(&self) -> u32 {
         self.e.active_streams
+    }
+    fn sane_max_pages(&self) -> u64 {
+        self.e.cache.sane_readahead_pages()
     }
     fn device_state(&mut self) -> &mut RaDeviceState {
         &mut self.e.ra_device

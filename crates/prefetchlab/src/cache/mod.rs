@@ -191,6 +191,15 @@ impl PageCache {
         self.lru.io(slot)
     }
 
+    /// `max_sane_readahead`'s bound (Linux 2.6.31 on): half of the inactive
+    /// pages (every cached page with `host.reclaim = "lru"`) plus the free
+    /// pages (the budget not in use).
+    pub fn sane_readahead_pages(&self) -> u64 {
+        let in_use = self.lru.in_use() as u64;
+        let free = (self.lru.capacity() as u64).saturating_sub(in_use);
+        (free + in_use - self.lru.active() as u64) / 2
+    }
+
     pub fn peak_pages(&self) -> u64 {
         self.lru.peak_in_use() as u64
     }
@@ -200,7 +209,7 @@ impl PageCache {
     }
 
     /// Allocates the absent pages `first..first + n` of `file` as in-flight
-    /// pages filled by I/O `io`, making room for each in turn ([`reclaim`],
+    /// pages filled by I/O `io`, making room for each in turn (`reclaim`,
     /// until below the budget again after demand pages went over it). A page
     /// inside the `demand` range is allocated even when no room can be made
     /// (over budget); any other page without room ends the run, unless
@@ -501,6 +510,34 @@ mod tests {
     /// whose pages are all active may make room (reclaim moves some back);
     /// `allocate_run` with every page active finds its victims among those
     /// it moved back, as page by page does.
+    /// `max_sane_readahead`: half of the inactive and free pages; an active
+    /// page counts in neither.
+    #[test]
+    fn the_sane_readahead_bound_is_half_the_inactive_and_free_pages() {
+        let load = |c: &mut PageCache, p: u64| {
+            c.make_room();
+            let s = c.allocate(0, p, 1, false, false);
+            c.complete(s);
+            s
+        };
+        for use_once in [false, true] {
+            let mut c = PageCache::new(100, &[200]).use_once(use_once);
+            assert_eq!(c.sane_readahead_pages(), 50);
+            let slots: Vec<u32> = (0..40).map(|p| load(&mut c, p)).collect();
+            assert_eq!(c.sane_readahead_pages(), 50, "40 inactive, 60 free");
+            for &s in &slots[..10] {
+                c.access(s, true);
+                c.access(s, true);
+            }
+            // use-once: 10 active, 30 inactive, 60 free; lru: one list, all inactive
+            assert_eq!(c.sane_readahead_pages(), if use_once { 45 } else { 50 });
+            for p in 40..200 {
+                load(&mut c, p);
+            }
+            assert_eq!(c.sane_readahead_pages(), if use_once { 45 } else { 50 }, "full");
+        }
+    }
+
     #[test]
     fn use_once_corners() {
         let load = |c: &mut PageCache, p: u64| {

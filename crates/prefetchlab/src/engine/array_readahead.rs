@@ -134,6 +134,11 @@ impl RaContext for ArrayRaCtx<'_> {
     fn active_streams(&self) -> u32 {
         self.e.trace.as_ref().map_or(0, |t| t.streams.len() as u32)
     }
+    /// None: the array cache is not the kernel's page cache, whose
+    /// inactive and free pages bound a window.
+    fn sane_max_pages(&self) -> u64 {
+        u64::MAX
+    }
     fn device_state(&mut self) -> &mut RaDeviceState {
         &mut self.e.ra_device
     }

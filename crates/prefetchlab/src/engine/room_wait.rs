@@ -13,10 +13,13 @@
 //! or held by a sleeping reader or, with use-once reclaim, on the active
 //! list: a page cache smaller than the readers' windows), the first reads
 //! the rest of its window over the budget, as a demanded page is, rather
-//! than sleep for good (2.6.35's on-demand readahead bounds a window by
-//! `max_sane_readahead`, half the inactive and free pages, not modelled:
-//! the papers' memories dwarf their windows; a page cache smaller than its
-//! readers' windows has no counterpart on their machines).
+//! than sleep for good (the on-demand readahead of 2.6.31 on bounds one
+//! window by `max_sane_readahead`, half the inactive and free pages, and
+//! so does the model's, [`RaContext::sane_max_pages`]; but many readers'
+//! windows together may still pass the budget, and 2.6.18 and 2.6.24 have
+//! no such bound).
+//!
+//! [`RaContext::sane_max_pages`]: crate::policy::readahead::RaContext::sane_max_pages
 
 use super::{Engine, PageRange, StreamState};
 use crate::metrics::{IoEvent, IoRow};

@@ -147,6 +147,11 @@ pub trait RaContext {
     fn now_ns(&self) -> u64;
     /// Streams (readers) that have not finished.
     fn active_streams(&self) -> u32;
+    /// `max_sane_readahead`'s bound on a window (Linux 2.6.31 on; the
+    /// on-demand readahead caps `ra_pages` by it): half of the inactive
+    /// file pages plus the free pages of the cache the window's pages go
+    /// to. `u64::MAX` where no such bound applies.
+    fn sane_max_pages(&self) -> u64;
     /// The block device's readahead state, shared by every file on it.
     fn device_state(&mut self) -> &mut RaDeviceState;
     /// Reads the pages of `window` that are not cached (stopping at EOF),
@@ -255,6 +260,8 @@ pub(crate) mod testing {
         pub fallback_reads: Vec<u64>,
         /// Physical discontinuities: from page `.0` on, blocks move by `.1`.
         pub breaks: Vec<(u64, u64)>,
+        /// What [`RaContext::sane_max_pages`] answers (no bound unless set).
+        pub sane_max_pages: u64,
     }
 
     impl MockFile {
@@ -271,6 +278,7 @@ pub(crate) mod testing {
                 windows: vec![],
                 fallback_reads: vec![],
                 breaks: vec![],
+                sane_max_pages: u64::MAX,
             }
         }
 
@@ -387,6 +395,9 @@ pub(crate) mod testing {
         }
         fn active_streams(&self) -> u32 {
             1
+        }
+        fn sane_max_pages(&self) -> u64 {
+            self.sane_max_pages
         }
         fn device_state(&mut self) -> &mut RaDeviceState {
             &mut self.device

@@ -15,8 +15,11 @@
 //!   gone, so the trigger is lost and the stream continues by a sync miss at
 //!   the window end (an "expected offset").
 //! * **`ondemand(offset, req, hit_marker)`** steps 1–9: `ondemand`,
-//!   with `max = ra_pages` (`max_sane_readahead` ignored: memory is not a
-//!   limit here). Sizes from [`sizing`](super::sizing) (§1.1).
+//!   with `max = ra_pages`, from 2.6.31 on (3.10, 3.12) bounded by
+//!   `max_sane_readahead`: half of the inactive file pages plus the free
+//!   pages ([`RaContext::sane_max_pages`]; the kernel's guard against a huge
+//!   `ra_pages`, which only bites when the page cache is smaller than about
+//!   four windows). Sizes from [`sizing`](super::sizing) (§1.1).
 //! * **Submit** (`__do_page_cache_readahead`: skip cached pages, stop at EOF,
 //!   marker on `start + size − async_size` if newly allocated) is
 //!   [`RaContext::submit`].
@@ -121,13 +124,14 @@ impl OnDemand {
         hit_marker: bool,
         kind: WindowKind,
     ) {
-        let max = self.max_pages;
         let v2_6_24 = self.generation == Generation::V2_6_24;
+        // max_sane_readahead(ra->ra_pages), since 2.6.31
+        let max = if v2_6_24 { self.max_pages } else { self.max_pages.min(ctx.sane_max_pages()) };
 
         // 1. Start of file (2.6.31+).
         if offset == 0 && !v2_6_24 {
-            self.initial(offset, req);
-            return self.readit(ctx, offset, kind);
+            self.initial(offset, req, max);
+            return self.readit(ctx, offset, kind, max);
         }
 
         // 2. Expected offset: the marker page or the page after the window
@@ -138,7 +142,7 @@ impl OnDemand {
             self.start = window_end;
             self.size = get_next_ra_size(self.intact_size, max);
             self.async_size = self.size;
-            return self.readit(ctx, offset, kind);
+            return self.readit(ctx, offset, kind, max);
         }
 
         // 3. Marker hit that does not match the state: ask the page cache.
@@ -156,7 +160,7 @@ impl OnDemand {
             self.start = hole;
             self.size = get_next_ra_size(old_async, max);
             self.async_size = self.size;
-            return self.readit(ctx, offset, kind);
+            return self.readit(ctx, offset, kind, max);
         }
 
         let sequential_miss = offset.wrapping_sub(self.prev_index()) <= 1;
@@ -170,25 +174,25 @@ impl OnDemand {
             // 4. Oversize read → initial.
         } else if sequential_miss {
             // 5. Sequential cache miss → initial.
-        } else if self.try_context_readahead(ctx, offset, req) {
+        } else if self.try_context_readahead(ctx, offset, req, max) {
             // 6. Context readahead → readit.
-            return self.readit(ctx, offset, kind);
+            return self.readit(ctx, offset, kind, max);
         } else {
             // 7. Standalone small random read.
             return self.random_read(ctx, offset, req, kind);
         }
 
         // 8. initial
-        self.initial(offset, req);
-        self.readit(ctx, offset, kind)
+        self.initial(offset, req, max);
+        self.readit(ctx, offset, kind, max)
     }
 
     /// Step 8, *initial*: a fresh window sized for the request; the marker
     /// goes on the first page after the request (or on `start` when the
     /// window is not larger than the request).
-    fn initial(&mut self, offset: u64, req: u64) {
+    fn initial(&mut self, offset: u64, req: u64, max: u64) {
         self.start = offset;
-        self.size = get_init_ra_size(req, self.max_pages);
+        self.size = get_init_ra_size(req, max);
         self.async_size = if self.size > req { self.size - req } else { self.size };
     }
 
@@ -198,13 +202,18 @@ impl OnDemand {
     ///
     /// The state keeps the window as submitted (a strip-aligning wrapper may
     /// have cut or extended it) and, in `intact_size`, the size before that.
-    fn readit(&mut self, ctx: &mut dyn RaContext, offset: u64, kind: WindowKind) {
+    fn readit(&mut self, ctx: &mut dyn RaContext, offset: u64, kind: WindowKind, max: u64) {
         if self.generation != Generation::V2_6_24 && offset == self.start && self.size == self.async_size {
-            let add = get_next_ra_size(self.size, self.max_pages);
+            let add = get_next_ra_size(self.size, max);
             self.async_size = add;
             self.size += add;
         }
         self.intact_size = self.size;
+        if self.size == 0 {
+            // max_sane_readahead of a cache of one page: `__do_page_cache_readahead`
+            // of nothing; the read loop reads the page alone
+            return;
+        }
         let w = ctx.submit(Window::new(self.start, self.size, self.async_size), kind).window;
         self.size = w.size;
         self.async_size = w.async_size;
@@ -217,8 +226,7 @@ impl OnDemand {
 
     /// Step 6, `try_context_readahead`: size the window from the pages a
     /// sequential stream would have left cached just before `offset`.
-    fn try_context_readahead(&mut self, ctx: &mut dyn RaContext, offset: u64, req: u64) -> bool {
-        let max = self.max_pages;
+    fn try_context_readahead(&mut self, ctx: &mut dyn RaContext, offset: u64, req: u64, max: u64) -> bool {
         let mut history = count_history_pages(ctx, offset, max);
         match self.generation {
             Generation::V2_6_24 => false,
@@ -339,6 +347,55 @@ mod tests {
             // Every 32-page window issued in full, reads never miss after 0.
             assert!(f.windows.iter().all(|w| w.2 == w.0.size));
         }
+    }
+
+    /// `max_sane_readahead` (2.6.31 on): with 12 pages of half the inactive
+    /// and free pages, max 32 reads as max 12 — the first window, the ramp
+    /// and the context readahead's window all stop at it; 2.6.24's windows
+    /// still grow to 32.
+    #[test]
+    fn a_small_cache_bounds_the_window_from_2_6_31_on() {
+        for v in [V3_10, V3_12] {
+            let mut f = MockFile::new(1000);
+            f.sane_max_pages = 12;
+            let mut ra = OnDemand::new(32, v);
+            f.read_sequential(&mut ra, 2, 40);
+            let got = windows_with_markers(&f);
+            assert_eq!(
+                &got[..4],
+                &[
+                    (0, 3, 2, Some(2), Sync),
+                    (4, 11, 8, Some(4), Async),
+                    (12, 23, 12, Some(12), Async),
+                    (24, 35, 12, Some(24), Async)
+                ],
+                "variant {v:?}"
+            );
+            assert!(f.windows.iter().all(|w| w.0.size <= 12), "variant {v:?}");
+            // a 20-page read: the initial window is the bound, 12 (32 without it),
+            // its marker on its own first page, so the next 12 are merged in at once
+            let mut f = MockFile::new(1000);
+            f.sane_max_pages = 12;
+            let mut ra = OnDemand::new(32, v);
+            f.read(&mut ra, 0, 20);
+            assert_eq!((f.windows[0].0.size, f.windows[0].0.async_size), (24, 12), "variant {v:?}");
+            let mut f = MockFile::new(1000);
+            let mut ra = OnDemand::new(32, v);
+            f.read(&mut ra, 0, 20);
+            assert_eq!((f.windows[0].0.size, f.windows[0].0.async_size), (32, 12), "variant {v:?}");
+        }
+        // a bound of 0 (a page cache of one page): no window at all, every page read alone
+        let mut f = MockFile::new(1000);
+        f.sane_max_pages = 0;
+        let mut ra = OnDemand::new(32, V3_10);
+        f.read_sequential(&mut ra, 2, 10);
+        assert!(f.windows.is_empty());
+        assert_eq!(f.fallback_reads, (0..20).collect::<Vec<u64>>());
+        let mut f = MockFile::new(1000);
+        f.sane_max_pages = 12;
+        let mut ra = OnDemand::new(32, V2_6_24);
+        f.read_sequential(&mut ra, 2, 62);
+        assert_eq!(f.windows.iter().map(|w| w.0.size).max(), Some(32));
     }
 
     /// One page per call, max 32: the windows of the 2.6.18 trace (§1.2),

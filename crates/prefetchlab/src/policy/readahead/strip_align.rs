@@ -194,6 +194,9 @@ impl RaContext for FitCtx<'_, '_> {
     fn active_streams(&self) -> u32 {
         self.ctx.active_streams()
     }
+    fn sane_max_pages(&self) -> u64 {
+        self.ctx.sane_max_pages()
+    }
     fn device_state(&mut self) -> &mut RaDeviceState {
         self.ctx.device_state()
     }
