@@ -133,7 +133,7 @@ impl Default for InformedConfig {
 #[serde(deny_unknown_fields, default)]
 pub struct TopologyConfig {
     /// The unit data is striped across the storage nodes in, and the unit
-    /// every transfer moves ([IPODS]: 200 MB).
+    /// every transfer moves (\[IPODS\]: 200 MB).
     pub block: Size,
     /// `[[topology.clients]]` (none given: one with the defaults).
     pub clients: Vec<ClientConfig>,
@@ -680,7 +680,7 @@ pub enum Growth {
     Linear,
 }
 
-/// `[seqp]`: the didactic synchronous SEQP of [TC09] Fig. 3 (decisions.md #3).
+/// `[seqp]`: the didactic synchronous SEQP of \[TC09\] Fig. 3 (decisions.md #3).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct SeqpConfig {
@@ -1061,7 +1061,7 @@ pub struct ArrayCacheConfig {
     /// TaP: blocks per segment read ahead.
     pub p: u32,
     /// FA_p/g: the trigger's distance from the set's last block (0: the
-    /// last block itself); unset means `p/2 − 1`, as [FAST07] chose
+    /// last block itself); unset means `p/2 − 1`, as \[FAST07\] chose
     /// (FA_8/3, FA_64/31, FA_256/127), the value an FA run's resolved
     /// configuration then holds.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -1152,7 +1152,7 @@ pub struct FsConfig {
 
 /// `[fs.aging]`: create and delete files on an empty volume before the
 /// measured files are written, so they fragment as on an aged file system
-/// (models.md §5.4, [IEICE13] Fig. 11; see [`crate::fs::aging`]).
+/// (models.md §5.4, \[IEICE13\] Fig. 11; see [`crate::fs::aging`]).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct AgingConfig {
@@ -1504,7 +1504,7 @@ impl Config {
     /// less; RAID-10 near-2: every disk's chunk pages over the 2 copies,
     /// `raid_disks × chunk / near_copies` in whole pages, so 3 disks give 1.5
     /// chunks); `None` for a single disk (`raid0_run`, `raid5_run`,
-    /// `raid10_run` of the kernels [TC09] and [IEICE13] ran).
+    /// `raid10_run` of the kernels \[TC09\] and \[IEICE13\] ran).
     pub fn md_stripe_bytes(&self) -> Option<u64> {
         let a = &self.array;
         let strip = a.strip.0;
@@ -2388,7 +2388,7 @@ impl Config {
 }
 
 /// The whole-number keys with a range of their own, narrower than their
-/// type's: validation holds a value to it ([`in_own_range`]; `array.disks`
+/// type's: validation holds a value to it (`in_own_range`; `array.disks`
 /// by its layout's range, whose widest, RAID-0's, this is), and a value of
 /// the wrong kind is told it, not the type's 0 to 4294967295. One list, so
 /// that the two cannot tell a key different ranges (the test

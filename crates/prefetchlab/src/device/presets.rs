@@ -10,7 +10,7 @@
 //!   memory. It *is* that description: with DiskSim's three validation
 //!   overrides it gives the same service times as the shared file.
 //! * `cheetah-15k5` — Seagate Cheetah 15K.5 ST373455LC (73 GB), the drive of
-//!   the RAID-0 experiments in [TC09]: the same description with one
+//!   the RAID-0 experiments in \[TC09\]: the same description with one
 //!   transformation — two surfaces instead of four: the layout keeps the
 //!   tracks of two heads in the tree's order, renumbered 0 and 1, and
 //!   renumbers the LBNs over them (`keep_heads`, see `disksim::g4`), with
@@ -47,7 +47,7 @@
 //!   `Read-ahead on idle hit` stays at DiskSim's default, 0 (no datasheet
 //!   gives it; DIXtrac writes 0 without measuring it): after a read served
 //!   wholly from its cache the drive does not read ahead again. One-strip
-//!   readers of [TC09] and [IEICE13] turn on it, and on the 16 segments
+//!   readers of \[TC09\] and \[IEICE13\] turn on it, and on the 16 segments
 //!   (each read ahead to its end), which no datasheet gives either (README,
 //!   "The datasheet method", measures both).
 //!

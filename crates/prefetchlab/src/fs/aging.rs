@@ -1,4 +1,4 @@
-//! File-system aging (models.md §5.4; [IEICE13] Fig. 11): before the
+//! File-system aging (models.md §5.4; \[IEICE13\] Fig. 11): before the
 //! measured run, files of a given mean size are created and deleted many
 //! times on an empty volume, then the measured files are written into the
 //! free space that is left, so they are fragmented the way an aged ext3

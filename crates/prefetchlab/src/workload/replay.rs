@@ -8,7 +8,7 @@
 //!   taking records in this order.
 //! * **Streams**: the trace's own (ASU, device, volume, …; per fragment),
 //!   numbered densely from 0 in order of first appearance.
-//! * **Time-shifted scale-up** (RAIDmeter's, as in [JCP12]'s "Web2-4",
+//! * **Time-shifted scale-up** (RAIDmeter's, as in \[JCP12\]'s "Web2-4",
 //!   "Fin1-10"): with `workload.fragments = n > 1` the trace is cut by time
 //!   into n fragments of equal span, `[i·span/n, (i+1)·span/n)`, each
 //!   shifted to start at 0, and all n replayed together, merged by arrival

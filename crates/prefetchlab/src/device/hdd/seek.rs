@@ -158,7 +158,7 @@ fn extracted_ms(dists: &[u32], ms: &[f64], d: u32, i: usize) -> f64 {
     t.max(0.0)
 }
 
-/// The layout's coarse index ([`Buckets`]) over an extracted curve's
+/// The layout's coarse index (`Buckets`) over an extracted curve's
 /// distances: a drive's curve can have hundreds of points, and a positional
 /// scheduler weighs a seek for every queued command.
 #[derive(Debug, Clone, Default)]

@@ -1,4 +1,4 @@
-//! FA_p/g, fixed asynchronous prefetching (algorithms.md §2; [FAST07]'s
+//! FA_p/g, fixed asynchronous prefetching (algorithms.md §2; \[FAST07\]'s
 //! FA_8/3, FA_64/31, FA_256/127): the first set is read with a sequential
 //! miss as FS_p does; in every set the block at distance `g` from its last
 //! block is tagged (the *trigger*, `g = 0` is the last block itself), and a

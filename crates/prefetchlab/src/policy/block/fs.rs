@@ -1,4 +1,4 @@
-//! FS_p, fixed synchronous prefetching (algorithms.md §2; [FAST07]'s FS_8,
+//! FS_p, fixed synchronous prefetching (algorithms.md §2; \[FAST07\]'s FS_8,
 //! FS_64, FS_256): on a *sequential miss* (decisions.md 6d, the array
 //! cache's detection), the request's missing blocks and the `p` blocks
 //! after it are read as one request; nothing is read ahead of a miss.

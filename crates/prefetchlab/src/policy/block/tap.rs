@@ -1,6 +1,6 @@
 //! TaP, table-based prefetching for storage caches (Li, Varki, Bhatia and
 //! Merchant, FAST 2008) — **a reconstruction**: algorithms.md §9 and
-//! decisions.md 10. Only the paper's abstract (and [TC09]'s summary) was
+//! decisions.md 10. Only the paper's abstract (and \[TC09\]'s summary) was
 //! available; the mechanics below follow §9's outline with this module's
 //! choices, the parameters are `array_cache.tap.*` and `array_cache.p`, and
 //! its state output says `"reconstruction"`. It is a comparison baseline.
