@@ -91,3 +91,26 @@ fn every_read_of_file_pages_is_contiguous_and_under_one_indirect_block() {
         }
     }
 }
+
+/// `max_sane_readahead` through the stack: with 256 KiB of page cache (64
+/// pages, all inactive or free) the on-demand readahead of 3.10 reads
+/// windows of at most 32 pages for a 512 KiB max, and wastes nothing; 2.6.24,
+/// without the bound, reads 128-page windows into the same cache.
+#[test]
+fn a_small_page_cache_bounds_the_on_demand_windows() {
+    let largest_window = |variant: &str| {
+        let (engine, log) = run_logged(&format!(
+            "[array]\nlayout = 'raid0'\ndisks = 3\nstrip = '64KiB'\n[host]\nmemory = '256KiB'\n\
+             [readahead]\npolicy = 'linux'\nvariant = '{variant}'\nmax = '512KiB'\n\
+             [workload]\nkind = 'iozone'\nstreams = 1\nrecord = '64KiB'\nfile_size = '2MiB'\n"
+        ));
+        let windows = (0..log.event.len())
+            .filter(|&i| matches!(IoEvent::NAMES[log.event[i] as usize], "window_sync" | "window_async"));
+        let largest = windows.map(|i| log.pages[i]).max().unwrap();
+        (largest, engine.report(0.0).metrics.wasted_prefetch_pages)
+    };
+    assert_eq!(largest_window("3.10"), (32, 0));
+    assert_eq!(largest_window("3.12").0, 32);
+    let (largest, wasted) = largest_window("2.6.24");
+    assert!(largest == 128 && wasted > 0, "{largest} {wasted}");
+}
