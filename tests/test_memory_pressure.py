@@ -188,6 +188,26 @@ def test_use_once_reclaim_moves_pages_read_twice_to_the_active_list_and_back() -
     assert 0 < once["deactivated_pages"] < once["activated_pages"]
 
 
+def test_2_6_18_reclaim_drains_the_active_list_where_2_6_35_keeps_it() -> None:
+    def run(balance: str) -> dict[str, Any]:
+        return prefetchlab.simulate(
+            REREAD.replace("[workload]", f'list_balance = "{balance}"\n[workload]')
+        ).metrics
+
+    low, proportional = run("inactive-low"), run("proportional")
+    assert low["activated_pages"] == proportional["activated_pages"] > 0
+    # 2.6.35 moves pages back only while the active list is the longer; 2.6.18 scans it on
+    # every reclaim (one page per victim while both lists are under 4,096 pages), so here
+    # every page activated went back
+    assert low["deactivated_pages"] < proportional["deactivated_pages"] == proportional["activated_pages"]
+    # not given, the balance is the readahead's kernel's
+    for variant, balance in (("2.6.18", "proportional"), ("3.10", "inactive-low")):
+        report = prefetchlab.simulate(
+            REREAD.replace("[workload]", f'[readahead]\nvariant = "{variant}"\n[workload]')
+        )
+        assert report.config["host"]["list_balance"] == balance
+
+
 def test_the_summary_shows_the_lists_only_under_use_once() -> None:
     from prefetchlab._table import summary_table
 

@@ -44,8 +44,8 @@ use crate::block::BlockLayer;
 use crate::cache::lru::NONE;
 use crate::cache::PageCache;
 use crate::config::{
-    Config, DeviceKind, InformedPolicy, IoContext, PageReclaim, Raid6WritePolicy, ReadaheadAlloc, RunMode,
-    WorkloadKind,
+    Config, DeviceKind, InformedPolicy, IoContext, ListBalance, PageReclaim, Raid6WritePolicy,
+    ReadaheadAlloc, RunMode, WorkloadKind,
 };
 use crate::device::{hdd::Hdd, ssd::Ssd, AnyDevice, Device, DiskRequest};
 use crate::error::{Error, Result};
@@ -392,7 +392,10 @@ impl Engine {
         let memory_pages = cfg.host.memory.pages();
         let cache = PageCache::new(memory_pages, &file_pages)
             .waiting_for_room(cfg.host.readahead_alloc == ReadaheadAlloc::Wait)
-            .use_once(cfg.host.reclaim == PageReclaim::UseOnce);
+            .use_once(cfg.host.reclaim == PageReclaim::UseOnce)
+            .proportional_balance(
+                cfg.host.reclaim == PageReclaim::UseOnce && cfg.list_balance() == ListBalance::Proportional,
+            );
         let streams_n = gens.len();
         let scheds = sched::build_all(&cfg.disk, streams_n, disks as usize);
         let mut block = BlockLayer::new(&cfg.block, scheds);

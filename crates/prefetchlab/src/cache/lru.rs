@@ -96,6 +96,13 @@ pub struct LruSlots<W = ()> {
     two_lists: bool,
     /// Slots on the active list.
     active: u32,
+    /// Reclaim balances the lists as 2.6.18 does, scanning both in
+    /// proportion to their lengths ([`LruSlots::proportional_balance`]),
+    /// rather than as 2.6.35 does (the active list shrunk while the longer).
+    proportional: bool,
+    /// 2.6.18's `nr_scan_active` against `nr_scan_inactive`: active slots
+    /// owed a scan, in units of `(inactive >> 12) + 1` ([`LruSlots::balance_lists`]).
+    scan_credit: u64,
     /// Slots moved to the active list, and back to the inactive one, so far.
     activations: u64,
     deactivations: u64,
@@ -128,6 +135,8 @@ impl<W: Copy + Default> LruSlots<W> {
             evictable: 0,
             two_lists: false,
             active: 0,
+            proportional: false,
+            scan_credit: 0,
             activations: 0,
             deactivations: 0,
         }
@@ -149,6 +158,13 @@ impl<W: Copy + Default> LruSlots<W> {
         self
     }
 
+    /// The store's reclaim balancing the two lists as Linux 2.6.18 (to
+    /// 2.6.27) does ([`LruSlots::balance_lists`]). Called on a new store.
+    pub fn proportional_balance(mut self) -> Self {
+        self.proportional = true;
+        self
+    }
+
     /// Slots on the active list.
     pub fn active(&self) -> u32 {
         self.active
@@ -160,33 +176,70 @@ impl<W: Copy + Default> LruSlots<W> {
     }
 
     /// Whether reclaim would move slots from the active list to the inactive
-    /// one ([`LruSlots::balance_lists`]).
+    /// one ([`LruSlots::balance_lists`]): under 2.6.35's rule while the active
+    /// list is the longer, under 2.6.18's while it holds any.
     #[inline]
     pub fn active_is_long(&self) -> bool {
-        self.active > self.in_use - self.active
+        if self.proportional {
+            self.active > 0
+        } else {
+            self.active > self.in_use - self.active
+        }
     }
 
-    /// Reclaim's balance of the lists, as 2.6.35's `shrink_zone` keeps file
-    /// pages (`inactive_file_is_low`: the active list is shrunk while it is
-    /// longer than the inactive one): the active list's oldest slots move to
-    /// the inactive list's head, referenced or not (`shrink_active_list`
-    /// deactivates an unmapped page whatever its PG_referenced). The kernel
-    /// moves them in batches of 32 (`SWAP_CLUSTER_MAX`) as it reclaims; here
-    /// one by one, just before a victim is looked for. Returns the slots moved.
+    /// Reclaim's balance of the lists, before each victim is looked for. The
+    /// active list's oldest slots move to the inactive list's head,
+    /// referenced or not (`shrink_active_list`, 2.6.18's
+    /// `refill_inactive_zone`, deactivate an unmapped page whatever its
+    /// PG_referenced):
+    ///
+    /// * 2.6.35 (`inactive_file_is_low`): while the active list is longer
+    ///   than the inactive one;
+    /// * 2.6.18 ([`LruSlots::proportional_balance`]): `shrink_zone` scans
+    ///   `(nr_active >> priority) + 1` active pages for every `(nr_inactive >>
+    ///   priority) + 1` inactive ones, so a victim taken owes the active list
+    ///   `((active >> 12) + 1) / ((inactive >> 12) + 1)` scans at
+    ///   `DEF_PRIORITY` (12): that share is added to a credit and a slot
+    ///   moves for each whole unit (the kernel's `nr_scan_active`). The
+    ///   active list, never left alone as under 2.6.35, settles where pages
+    ///   are activated as fast as this drains them. The lower priorities of
+    ///   harder reclaim (larger shares) are not modelled.
+    ///
+    /// The kernel moves slots in batches of 32 (`SWAP_CLUSTER_MAX`) as it
+    /// reclaims; here one by one. Returns the slots moved.
     #[inline]
     pub fn balance_lists(&mut self) -> u32 {
         let mut moved = 0;
-        while self.active_is_long() {
-            let s = self.slots[ACTIVE_SENTINEL as usize].prev;
-            debug_assert!(s != ACTIVE_SENTINEL, "an active count with an empty active list");
-            self.unlink(s);
-            self.link_head(s);
-            self.active -= 1;
-            self.clear(s, flag::ACTIVE);
-            moved += 1;
+        if self.proportional {
+            let inactive_share = ((self.in_use - self.active) >> 12) as u64 + 1;
+            self.scan_credit += (self.active >> 12) as u64 + 1;
+            while self.scan_credit >= inactive_share && self.active > 0 {
+                self.scan_credit -= inactive_share;
+                self.deactivate_oldest();
+                moved += 1;
+            }
+            if self.active == 0 {
+                self.scan_credit = 0; // an empty list's scans move nothing
+            }
+        } else {
+            while self.active_is_long() {
+                self.deactivate_oldest();
+                moved += 1;
+            }
         }
         self.deactivations += moved as u64;
         moved
+    }
+
+    /// The active list's oldest slot moves to the inactive list's head.
+    #[inline]
+    fn deactivate_oldest(&mut self) {
+        let s = self.slots[ACTIVE_SENTINEL as usize].prev;
+        debug_assert!(s != ACTIVE_SENTINEL, "an active count with an empty active list");
+        self.unlink(s);
+        self.link_head(s);
+        self.active -= 1;
+        self.clear(s, flag::ACTIVE);
     }
 
     pub fn capacity(&self) -> u32 {
@@ -586,48 +639,99 @@ mod tests {
             rng ^= rng << 17;
             rng % n
         };
-        let mut c: LruSlots = LruSlots::new(16).two_lists();
-        let mut live: Vec<u32> = Vec::new();
-        for _ in 0..20_000 {
-            let pick = |live: &Vec<u32>, r: u64| live[r as usize % live.len().max(1)];
-            match next(8) {
-                0 | 1 if !c.is_full() => {
-                    let f = if next(2) == 0 { flag::UPTODATE } else { 0 };
-                    live.push(c.insert(next(1000), f, NONE));
-                }
-                2 if !live.is_empty() => c.set(pick(&live, next(64)), flag::UPTODATE),
-                3 if !live.is_empty() => {
-                    let s = pick(&live, next(64));
-                    if c.has(s, flag::PINNED) {
-                        c.clear(s, flag::PINNED)
-                    } else {
-                        c.set(s, flag::PINNED)
-                    }
-                }
-                4 | 5 if !live.is_empty() => {
-                    let s = pick(&live, next(64));
-                    if c.has(s, flag::UPTODATE) {
-                        c.access_use_once(s, next(4) != 0);
-                    }
-                }
-                6 => {
-                    c.balance_lists();
-                    if let Some(v) = c.victim_rotating() {
-                        c.remove(v);
-                        live.retain(|&x| x != v);
-                    }
-                }
-                7 if c.is_full() => {
-                    c.balance_lists();
-                    if let Some((v, _)) = c.replace_victim(next(1000), 0, 5) {
-                        assert!(live.contains(&v));
-                    }
-                }
-                _ => {}
+        for proportional in [false, true] {
+            let mut c: LruSlots = LruSlots::new(16).two_lists();
+            if proportional {
+                c = c.proportional_balance();
             }
-            check(&c);
+            let mut live: Vec<u32> = Vec::new();
+            for _ in 0..20_000 {
+                let pick = |live: &Vec<u32>, r: u64| live[r as usize % live.len().max(1)];
+                match next(8) {
+                    0 | 1 if !c.is_full() => {
+                        let f = if next(2) == 0 { flag::UPTODATE } else { 0 };
+                        live.push(c.insert(next(1000), f, NONE));
+                    }
+                    2 if !live.is_empty() => c.set(pick(&live, next(64)), flag::UPTODATE),
+                    3 if !live.is_empty() => {
+                        let s = pick(&live, next(64));
+                        if c.has(s, flag::PINNED) {
+                            c.clear(s, flag::PINNED)
+                        } else {
+                            c.set(s, flag::PINNED)
+                        }
+                    }
+                    4 | 5 if !live.is_empty() => {
+                        let s = pick(&live, next(64));
+                        if c.has(s, flag::UPTODATE) {
+                            c.access_use_once(s, next(4) != 0);
+                        }
+                    }
+                    6 => {
+                        c.balance_lists();
+                        if let Some(v) = c.victim_rotating() {
+                            c.remove(v);
+                            live.retain(|&x| x != v);
+                        }
+                    }
+                    7 if c.is_full() => {
+                        c.balance_lists();
+                        if let Some((v, _)) = c.replace_victim(next(1000), 0, 5) {
+                            assert!(live.contains(&v));
+                        }
+                    }
+                    _ => {}
+                }
+                check(&c);
+            }
+            assert!(c.activations().1 > 0, "the walk moved slots back from the active list");
         }
-        assert!(c.activations().1 > 0, "the walk moved slots back from the active list");
+    }
+
+    /// 2.6.18's balance: each victim looked for owes the active list
+    /// `((active >> 12) + 1) / ((inactive >> 12) + 1)` scans, so on small
+    /// lists one slot moves per call whatever their lengths (where 2.6.35's
+    /// rule moves none while the active list is the shorter), and on large
+    /// ones in proportion to their lengths: with 10,000 active slots and
+    /// 20,480 inactive, 3 scans owed per call against 6 per slot, one slot
+    /// every second call.
+    #[test]
+    fn proportional_balance_scans_the_active_list_in_proportion_to_its_length() {
+        let store = |active: u64, inactive: u64, proportional: bool| {
+            let mut c: LruSlots = LruSlots::new((active + inactive) as u32).two_lists();
+            if proportional {
+                c = c.proportional_balance();
+            }
+            let mut slots = vec![];
+            for k in 0..active + inactive {
+                let s = c.insert(k, flag::UPTODATE, NONE);
+                if k < active {
+                    c.access_use_once(s, true);
+                    c.access_use_once(s, true);
+                }
+                slots.push(s);
+            }
+            assert_eq!(c.active() as u64, active);
+            (c, slots)
+        };
+        let (mut small, _) = store(3, 10, true);
+        assert!(small.active_is_long(), "any active slot may be moved");
+        assert_eq!([small.balance_lists(), small.balance_lists()], [1, 1]);
+        assert_eq!((small.active(), small.activations().1), (1, 2));
+        let (mut inactive_low, _) = store(3, 10, false);
+        assert!(!inactive_low.active_is_long());
+        assert_eq!(inactive_low.balance_lists(), 0);
+        let (mut large, _) = store(10_000, 20_480, true);
+        let moved: Vec<u32> = (0..6).map(|_| large.balance_lists()).collect();
+        assert_eq!(moved, [0, 1, 0, 1, 0, 1]);
+        // the oldest active slot goes first, to the inactive list's head
+        let (mut c, s) = store(2, 2, true);
+        assert_eq!(c.balance_lists(), 1);
+        assert!(!c.has(s[0], flag::ACTIVE) && c.has(s[1], flag::ACTIVE));
+        assert_eq!(c.slots[SENTINEL as usize].next, s[0], "at the inactive head");
+        // an empty active list owes nothing: its credit does not carry over
+        c.balance_lists();
+        assert_eq!((c.active(), c.scan_credit), (0, 0));
     }
 
     /// The count of evictable slots follows every change of flags; a

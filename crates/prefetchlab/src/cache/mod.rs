@@ -47,8 +47,9 @@ pub struct PageCache {
     wait_for_room: bool,
     /// `host.reclaim = "use-once"`: the slots keep the active list; a read
     /// moves a page there only when it was read before
-    /// ([`LruSlots::access_use_once`]), and reclaim keeps that list no longer
-    /// than the inactive one ([`LruSlots::balance_lists`]).
+    /// ([`LruSlots::access_use_once`]), and reclaim moves that list's oldest
+    /// pages back as the kernel balances the lists (`host.list_balance`:
+    /// [`LruSlots::balance_lists`]).
     use_once: bool,
     pub stats: CacheStats,
 }
@@ -98,6 +99,16 @@ impl PageCache {
             self.lru = std::mem::replace(&mut self.lru, LruSlots::new(1)).two_lists();
         }
         self.use_once = use_once;
+        self
+    }
+
+    /// The cache's reclaim balancing its two lists as Linux 2.6.18 does
+    /// (`host.list_balance = "proportional"`; [`LruSlots::balance_lists`]).
+    /// Called on a new cache, after [`PageCache::use_once`].
+    pub fn proportional_balance(mut self, proportional: bool) -> Self {
+        if proportional {
+            self.lru = std::mem::replace(&mut self.lru, LruSlots::new(1)).proportional_balance();
+        }
         self
     }
 

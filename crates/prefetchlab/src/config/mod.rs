@@ -515,6 +515,11 @@ pub struct HostConfig {
     pub readahead_alloc: ReadaheadAlloc,
     /// Where a read moves a cached page in the page cache's list.
     pub reclaim: PageReclaim,
+    /// How use-once reclaim balances the two lists; not given: as the
+    /// kernel of the readahead does ([`Config::list_balance`]), the value a
+    /// use-once run's resolved configuration then holds ([`COMPUTED_KEYS`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub list_balance: Option<ListBalance>,
 }
 
 impl Default for HostConfig {
@@ -523,8 +528,31 @@ impl Default for HostConfig {
             memory: Size(1 << 30),
             readahead_alloc: ReadaheadAlloc::Wait,
             reclaim: PageReclaim::UseOnce,
+            list_balance: None,
         }
     }
+}
+
+/// `host.list_balance`: how reclaim keeps the active list (`host.reclaim =
+/// "use-once"`) from growing over the page cache: its oldest pages go back
+/// to the inactive list's head ([`crate::cache::lru::LruSlots::balance_lists`]).
+///
+/// * `inactive-low`: Linux 2.6.31 on (the papers' 2.6.35; 3.x):
+///   `inactive_file_is_low`, the active list shrunk only while it is longer
+///   than the inactive one, so it keeps up to half the cache for pages read
+///   twice;
+/// * `proportional`: Linux 2.6.18 to 2.6.27 (the papers' 2.6.18):
+///   `shrink_zone` scans both lists in proportion to their lengths, so the
+///   active list drains steadily while pages are reclaimed.
+///
+/// Not given, it follows the readahead's kernel: `proportional` under
+/// `policy = "linux"` with variant 2.6.18 or 2.6.24, `saseqp` and `seqp`
+/// (\[TC09\]'s 2.6.18), `inactive-low` otherwise.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum ListBalance {
+    InactiveLow,
+    Proportional,
 }
 
 /// `host.reclaim`: the page cache's replacement, i.e. where a read moves a
@@ -539,15 +567,16 @@ impl Default for HostConfig {
 ///   one is (`shrink_page_list` keeps only mapped pages for their
 ///   references), so pages streamed once leave in the order they came in;
 ///   before it looks for a victim, the active list's oldest pages go back to
-///   the inactive list's head for as long as the active list is the longer
-///   (2.6.35's `inactive_file_is_low`; 2.6.18 scans the two lists in
-///   proportion to their lengths instead, not modelled; the kernel moves
-///   them lazily, in batches of 32, here one by one just before a victim is
-///   looked for), and are evicted from there unless read again (twice, or
+///   the inactive list's head as the kernel balances the lists
+///   (`host.list_balance`, [`ListBalance`]: 2.6.35's for as long as the
+///   active list is the longer, 2.6.18's in proportion to the lists'
+///   lengths; the kernel moves them lazily, in batches of 32, here one by
+///   one just before a victim is looked for), and are evicted from there unless read again (twice, or
 ///   once if read while active: the page keeps PG_referenced). With
-///   `readahead_alloc = "wait"` a reader may so sleep for room while the
-///   active list, up to half the cache, is uptodate and unheld, as in the
-///   kernel, which shrinks that list only while it is the longer. As 2.6.35's `do_generic_file_read`,
+///   `readahead_alloc = "wait"` and 2.6.35's balance a reader may so sleep
+///   for room while the active list, up to half the cache, is uptodate and
+///   unheld, as in that kernel, which shrinks the list only while it is the
+///   longer (2.6.18's reclaim drains it instead). As 2.6.35's `do_generic_file_read`,
 ///   a read that goes on exactly where the same reader's last read of that
 ///   file ended, inside a page, does not mark that page again (a reader of
 ///   requests smaller than a page reads each page once; 2.6.18 compared the
@@ -725,13 +754,20 @@ pub const MAX_SARA_STRIP_KB: u64 = 1 << 20;
 /// given. The resolved configuration ([`Config::from_toml`] and the other
 /// readers) holds the value computed wherever the key applies — always
 /// `readahead.max`; `sara.factor` and `sara.strip_kb` under a SARA policy;
-/// `array_cache.g` under FA; `workload.log_append` for a webserver — and
+/// `array_cache.g` under FA; `workload.log_append` for a webserver;
+/// `host.list_balance` under use-once reclaim — and
 /// leaves the key out elsewhere unless it was given. A tool that changes
 /// another key of a resolved configuration and reads it again drops these
 /// first, to have them computed again from the new value (a pinned
 /// `array_cache.g` of `p = 64` would refuse `p = 8`).
-pub const COMPUTED_KEYS: &[&str] =
-    &["readahead.max", "sara.factor", "sara.strip_kb", "array_cache.g", "workload.log_append"];
+pub const COMPUTED_KEYS: &[&str] = &[
+    "readahead.max",
+    "sara.factor",
+    "sara.strip_kb",
+    "array_cache.g",
+    "workload.log_append",
+    "host.list_balance",
+];
 
 /// The keys that hold a size in bytes: a resolved configuration (what the
 /// results database stores) has them as plain integers, and a tool showing
@@ -1446,6 +1482,10 @@ impl Config {
         if cfg.workload.kind == WorkloadKind::Webserver {
             cfg.workload.log_append = Some(Size(cfg.workload.log_append_bytes()));
         }
+        // and the balance of use-once reclaim's two lists, the readahead's kernel's
+        if cfg.host.reclaim == PageReclaim::UseOnce {
+            cfg.host.list_balance = Some(cfg.list_balance());
+        }
         // and the client a `[topology]` run has when none is given
         if cfg.topology.is_distributed() {
             cfg.topology.clients = cfg.topology.client_specs().into_owned();
@@ -1468,6 +1508,22 @@ impl Config {
             },
             |s| s.0,
         )
+    }
+
+    /// How use-once reclaim balances the two lists: `host.list_balance`, or
+    /// the readahead's kernel's ([`ListBalance`]).
+    pub fn list_balance(&self) -> ListBalance {
+        self.host.list_balance.unwrap_or(match self.readahead.policy {
+            ReadaheadPolicy::Linux => match self.readahead.variant {
+                LinuxVariant::V2_6_18 | LinuxVariant::V2_6_24 => ListBalance::Proportional,
+                LinuxVariant::V3_10 | LinuxVariant::V3_12 => ListBalance::InactiveLow,
+            },
+            ReadaheadPolicy::Seqp | ReadaheadPolicy::Saseqp => ListBalance::Proportional,
+            ReadaheadPolicy::None
+            | ReadaheadPolicy::Obl
+            | ReadaheadPolicy::SaraBasic
+            | ReadaheadPolicy::SaraExtended => ListBalance::InactiveLow,
+        })
     }
 
     /// The strip SARA aligns its windows to, bytes: `sara.strip_kb`, or the
@@ -2048,6 +2104,12 @@ impl Config {
             return Err(Error::config(
                 "host.memory",
                 format!("must hold at least one 4KiB page, got {} bytes", self.host.memory.0),
+            ));
+        }
+        if self.host.reclaim == PageReclaim::Lru && self.host.list_balance.is_some() {
+            return Err(Error::config(
+                "host.list_balance",
+                "balances use-once reclaim's two lists; host.reclaim = \"lru\" keeps one",
             ));
         }
         let b = &self.block;
@@ -3097,6 +3159,34 @@ mod tests {
         assert_eq!(big["sara"]["strip_kb"], 4 << 20);
         refused("", &["sara.strip_kb=2097152"], "sara.strip_kb");
         refused("", &["sara.factor=2049"], "sara.factor");
+        // use-once reclaim's list balance follows the readahead's kernel unless given; under
+        // LRU reclaim (one list) it is left out, and refused when given
+        for (policy, balance) in [
+            ("readahead.variant='2.6.18'", "proportional"),
+            ("readahead.variant='2.6.24'", "proportional"),
+            ("readahead.variant='3.10'", "inactive-low"),
+            ("readahead.variant='3.12'", "inactive-low"),
+            ("readahead.policy='saseqp'", "proportional"),
+            ("readahead.policy='seqp'", "proportional"),
+            ("readahead.policy='sara-extended'", "inactive-low"),
+            ("readahead.policy='none'", "inactive-low"),
+        ] {
+            assert_eq!(
+                resolved(&[policy, "array.layout='raid0'"])["host"]["list_balance"],
+                balance,
+                "{policy}"
+            );
+        }
+        let given = resolved(&[
+            "readahead.policy='saseqp'",
+            "array.layout='raid0'",
+            "host.list_balance='inactive-low'",
+        ]);
+        assert_eq!(given["host"]["list_balance"], "inactive-low");
+        assert!(resolved(&["host.reclaim='lru'"])["host"].get("list_balance").is_none());
+        let e = refused("", &["host.reclaim='lru'", "host.list_balance='proportional'"], "host.list_balance");
+        assert!(e.contains("use-once"), "{e}");
+        refused("", &["host.list_balance='fifo'"], "host.list_balance");
         // and the run reads them as it did unset
         let c = Config::from_toml("", &sara.iter().map(|s| s.to_string()).collect::<Vec<_>>()).unwrap();
         let mut unset = c.clone();
