@@ -22,7 +22,10 @@
 //!   `read_ahead_kb`, the strip when not set); otherwise (the tie too,
 //!   #4b) the large max `strip_kb × factor` (by default 2 × the data disks:
 //!   two stripes). `D` lives in the block device's [`RaDeviceState`], shared
-//!   by every file on the array, as the paper keeps it per device.
+//!   by every file on the array, as the paper keeps it per device. The
+//!   max chosen is then bounded by `max_sane_readahead` as the on-demand
+//!   logic bounds `ra_pages` (the paper does not say SARA bypasses it; only
+//!   a page cache smaller than about four windows notices).
 //!
 //! Names follow the sysfs knobs (`striping_aware_read_ahead_strip_kb`,
 //! `_factor`, `_threshold`): `[sara] strip_kb`, `factor`, `threshold`.
