@@ -521,16 +521,19 @@ mod tests {
     /// whose pages are all active may make room (reclaim moves some back);
     /// `allocate_run` with every page active finds its victims among those
     /// it moved back, as page by page does.
+    /// Page `p` of file 0 read in and completed, room made first (an
+    /// eviction, if any).
+    fn load(c: &mut PageCache, p: u64) -> u32 {
+        c.make_room();
+        let s = c.allocate(0, p, 1, false, false);
+        c.complete(s);
+        s
+    }
+
     /// `max_sane_readahead`: half of the inactive and free pages; an active
     /// page counts in neither.
     #[test]
     fn the_sane_readahead_bound_is_half_the_inactive_and_free_pages() {
-        let load = |c: &mut PageCache, p: u64| {
-            c.make_room();
-            let s = c.allocate(0, p, 1, false, false);
-            c.complete(s);
-            s
-        };
         for use_once in [false, true] {
             let mut c = PageCache::new(100, &[200]).use_once(use_once);
             assert_eq!(c.sane_readahead_pages(), 50);
@@ -551,12 +554,6 @@ mod tests {
 
     #[test]
     fn use_once_corners() {
-        let load = |c: &mut PageCache, p: u64| {
-            c.make_room();
-            let s = c.allocate(0, p, 1, false, false);
-            c.complete(s);
-            s
-        };
         let mut c = PageCache::new(3, &[64]).use_once(true);
         let a = load(&mut c, 0);
         c.access(a, true);

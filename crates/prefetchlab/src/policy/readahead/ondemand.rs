@@ -350,9 +350,9 @@ mod tests {
     }
 
     /// `max_sane_readahead` (2.6.31 on): with 12 pages of half the inactive
-    /// and free pages, max 32 reads as max 12 — the first window, the ramp
-    /// and the context readahead's window all stop at it; 2.6.24's windows
-    /// still grow to 32.
+    /// and free pages, max 32 reads as max 12 — the ramp stops at it, and an
+    /// oversize read's first window and the one merged into it are each 12;
+    /// a bound of 0 reads no window; 2.6.24's windows still grow to 32.
     #[test]
     fn a_small_cache_bounds_the_window_from_2_6_31_on() {
         for v in [V3_10, V3_12] {
