@@ -351,8 +351,9 @@ mod tests {
 
     /// `max_sane_readahead` (2.6.31 on): with 12 pages of half the inactive
     /// and free pages, max 32 reads as max 12 — the ramp stops at it, and an
-    /// oversize read's first window and the one merged into it are each 12;
-    /// a bound of 0 reads no window; 2.6.24's windows still grow to 32.
+    /// oversize read's first window and the one merged into it are each 12,
+    /// and so is the context readahead's window; a bound of 0 reads no
+    /// window; 2.6.24's windows still grow to 32.
     #[test]
     fn a_small_cache_bounds_the_window_from_2_6_31_on() {
         for v in [V3_10, V3_12] {
@@ -383,6 +384,19 @@ mod tests {
             let mut ra = OnDemand::new(32, v);
             f.read(&mut ra, 0, 20);
             assert_eq!((f.windows[0].0.size, f.windows[0].0.async_size), (32, 12), "variant {v:?}");
+        }
+        // context readahead (a read at 50 after pages 0..50 were cached by others): the
+        // history counted and the window sized up to the bound, 12 (3.10 then merges the
+        // next 12 in, its marker on its own first page); 32 and 64 without it
+        for (v, bounded, free) in [(V3_10, 24, 64), (V3_12, 12, 32)] {
+            for (sane, size) in [(12, bounded), (u64::MAX, free)] {
+                let mut f = MockFile::new(1000);
+                f.cached.extend(0..50);
+                f.sane_max_pages = sane;
+                let mut ra = OnDemand::new(32, v);
+                f.read(&mut ra, 50, 2);
+                assert_eq!((f.windows[0].0.start, f.windows[0].0.size), (50, size), "{v:?} bound {sane}");
+            }
         }
         // a bound of 0 (a page cache of one page): no window at all, every page read alone
         let mut f = MockFile::new(1000);
