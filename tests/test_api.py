@@ -53,6 +53,28 @@ def test_one_override_may_be_a_string_and_values_json_lacks_name_their_key() -> 
         with pytest.raises(prefetchlab.PrefetchlabError, match=words) as e:
             prefetchlab.resolve({"workload": {"streams": value}})
         assert "`workload.streams`" in str(e.value)
+        # raised on the Python side, it has the parts an engine error has
+        assert (e.value.kind, e.value.key) == ("config", "workload.streams")
+        assert e.value.detail is not None and words in e.value.detail
+
+
+def test_an_engine_error_carries_its_kind_key_and_detail(cheetah: Path) -> None:
+    # the one-line message, and its parts, so that a caller need not parse the text
+    with pytest.raises(prefetchlab.PrefetchlabError) as e:
+        prefetchlab.resolve({"host": {"reclaim": "lru", "list_balance": "proportional"}})
+    assert (e.value.kind, e.value.key) == ("config", "host.list_balance")
+    assert str(e.value) == f"config key `host.list_balance`: {e.value.detail}"
+    spec, trace = str(cheetah / "Seagate-Cheetah15k5.parv"), str(cheetah / "random.trace")
+    with pytest.raises(prefetchlab.PrefetchlabError) as e:
+        prefetchlab.validate_disk(spec, trace, {"No such parameter": 1.0})
+    assert (e.value.kind, e.value.key) == ("override", None)
+    assert str(e.value) == f"DiskSim override {e.value.detail}"
+    with pytest.raises(prefetchlab.PrefetchlabError) as e:
+        prefetchlab.validate_disk(spec, "/no/such/trace")
+    assert (e.value.kind, e.value.key, e.value.detail) == ("input", None, str(e.value))
+    # an error raised without its parts (the command line's own) has None for each
+    bare = prefetchlab.PrefetchlabError("--to: unknown output format")
+    assert (bare.kind, bare.key, bare.detail) == (None, None, None)
 
 
 def test_resolve_fills_in_defaults_without_running() -> None:

@@ -23,6 +23,21 @@ from prefetchlab._engine import PrefetchlabError, __version__, engine_build
 #: and ``prefetchlab --version`` and the reproduction report print it.
 engine_version = f"{__version__}+{engine_build}"
 
+# An engine error carries its parts (kind, the configuration key it names, the message
+# after the key); one raised on the Python side has them from config_error, or none.
+PrefetchlabError.kind = None
+PrefetchlabError.key = None
+PrefetchlabError.detail = None
+
+
+def config_error(key: str, detail: str) -> PrefetchlabError:
+    """The error about the configuration key ``key`` that the engine would raise: the message
+    ``config key `KEY`: DETAIL``, with ``kind``, ``key`` and ``detail`` set."""
+    error = PrefetchlabError(f"config key `{key}`: {detail}")
+    error.kind, error.key, error.detail = "config", key, detail
+    return error
+
+
 if TYPE_CHECKING:
     from prefetchlab.api import (
         IO_LOG_COLUMNS,

@@ -11,7 +11,14 @@ EXACT_LATENCIES: int
 
 class PrefetchlabError(ValueError):
     """Any error the engine reports: a bad configuration key or value, an unreadable or
-    malformed input file, or (prefixed "internal error") a bug. The message is one line."""
+    malformed input file, or (prefixed "internal error") a bug. The message is one line.
+    An engine error also carries its parts: ``kind`` ("config", "input", "geometry",
+    "override", "cancelled", "internal"), ``key`` (the configuration key it names, or None)
+    and ``detail`` (the message after the key); None on an error raised without them."""
+
+    kind: str | None
+    key: str | None
+    detail: str | None
 
 class IoLogColumns(TypedDict):
     """The io_log as little-endian column buffers; absent values are -1."""

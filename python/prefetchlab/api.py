@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from prefetchlab import _engine, engine_version
+from prefetchlab import _engine, config_error, engine_version
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -147,15 +147,13 @@ def _json_value(value: Any, key: str) -> Any:
         return value
     if isinstance(value, int):
         if not -(2**63) <= value < 2**64:
-            raise _engine.PrefetchlabError(f"config key `{key}`: {value} does not fit in 64 bits")
+            raise config_error(key, f"{value} does not fit in 64 bits")
         return value
     if isinstance(value, float):
         if not math.isfinite(value):
-            raise _engine.PrefetchlabError(f"config key `{key}`: expected a finite number, got {value}")
+            raise config_error(key, f"expected a finite number, got {value}")
         return value
-    raise _engine.PrefetchlabError(
-        f"config key `{key}`: expected a number, string, boolean, list or table, got {type(value).__name__}"
-    )
+    raise config_error(key, f"expected a number, string, boolean, list or table, got {type(value).__name__}")
 
 
 def _sets(sets: Sequence[str] | str | None) -> list[str]:

@@ -289,7 +289,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     try:
         report = simulate(path, args.sets, progress=progress)
     except PrefetchlabError as e:
-        raise PrefetchlabError(_where_in_file(str(e), path, text, args.sets)) from None
+        raise PrefetchlabError(_where_in_file(e, path, text, args.sets)) from None
     finally:
         if progress is not None:
             progress.close()
@@ -326,12 +326,12 @@ def _experiment_tables(text: str) -> list[str]:
     return [f"[[{t}]]" if isinstance(top[t], list) else f"[{t}]" for t in RESERVED if t in top]
 
 
-def _where_in_file(message: str, path: Path, text: str | None, sets: Sequence[str]) -> str:
+def _where_in_file(error: PrefetchlabError, path: Path, text: str | None, sets: Sequence[str]) -> str:
     """An engine error about a configuration key, with where that key was given: the file and
     its line, or the ``--set`` that gave it."""
-    if not message.startswith("config key `"):
+    message, key = str(error), error.key
+    if key is None:
         return message
-    key = message[len("config key `") :].split("`", 1)[0]
     plain = key.replace('"', "")
     for given in sets:
         set_key = given.split("=", 1)[0].strip().replace('"', "").replace("'", "")
@@ -347,13 +347,14 @@ def _where_in_file(message: str, path: Path, text: str | None, sets: Sequence[st
     return f"{where}: {message}"
 
 
-def _drive_command_error(message: str) -> str:
+def _drive_command_error(error: PrefetchlabError) -> str:
     """An engine error of `drive` or `validate-disk`, which take no configuration: the model
     is the command's argument and the overrides its ``--override`` options."""
-    message = message.replace("config key `disk.model`: ", "drive model: ", 1)
-    if message.startswith("DiskSim override "):  # the engine's Error::Override
-        return "--override " + message.removeprefix("DiskSim override ")
-    return message
+    if error.key == "disk.model":
+        return f"drive model: {error.detail}"
+    if error.kind == "override":
+        return f"--override {error.detail}"
+    return str(error)
 
 
 def cmd_validate_disk(args: argparse.Namespace) -> int:
@@ -364,7 +365,7 @@ def cmd_validate_disk(args: argparse.Namespace) -> int:
     try:
         v = validate_disk(args.spec, args.trace, overrides)
     except PrefetchlabError as e:
-        raise PrefetchlabError(_drive_command_error(str(e))) from None
+        raise PrefetchlabError(_drive_command_error(e)) from None
     warn_drives([{"kind": "hdd", "model": args.spec, "overrides": dict(overrides)}])
     if args.json:
         keys = ("rms_ms", "mean_sim_ms", "mean_real_ms", "requests", "rms_exact_ms", "classes")
@@ -420,7 +421,7 @@ def cmd_drive(args: argparse.Namespace) -> int:
     try:
         f = drive_facts(args.model, overrides)
     except PrefetchlabError as e:
-        raise PrefetchlabError(_drive_command_error(str(e))) from None
+        raise PrefetchlabError(_drive_command_error(e)) from None
     info = None if is_file else preset_info(args.model)
     say_warnings(f["warnings"])  # a preset's too, when asked about it (runs leave those to the README)
     if args.json:

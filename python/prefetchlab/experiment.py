@@ -884,8 +884,7 @@ def _resolve(
     try:
         resolved = _engine.resolve(json.dumps(tree), "json", [], stack)
     except PrefetchlabError as e:
-        m = re.search(r"config key `([^`]+)`", str(e))
-        key = m.group(1) if m else None
+        key = e.key
         by = given.set_behind(key) if given else None
         where = f"--set {by[0]}" if by and by[1] else _at(path, source, key)
         at = ", ".join(f"{k}={v}" for k, v in point.items())

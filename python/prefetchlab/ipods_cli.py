@@ -151,10 +151,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
     try:
         p = plan(args.max_bw, args.x_cache, times, args.blocks)
     except PrefetchlabError as e:
-        message = str(e)
-        for key, flag in _FLAGS.items():
-            message = message.replace(f"config key `{key}`", flag)
-        raise PrefetchlabError(message) from None
+        flag = _FLAGS.get(e.key) if e.key else None
+        raise PrefetchlabError(f"{flag}: {e.detail}" if flag else str(e)) from None
     if args.json:
         print(json.dumps({"version": engine_version, **p}, indent=2))
         _draw_figure(args, times)

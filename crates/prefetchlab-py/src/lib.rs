@@ -1,6 +1,7 @@
 //! Python bindings of the prefetchlab engine: type conversion only, no logic.
 //!
-//! Every engine error becomes `PrefetchlabError` with the engine's message;
+//! Every engine error becomes `PrefetchlabError` with the engine's message
+//! and its parts as attributes (`kind`, `key`, `detail`: see `engine_error`);
 //! a panic (a bug) becomes the same exception, prefixed "internal error", so
 //! nothing crashes across the boundary.
 
@@ -18,16 +19,43 @@ create_exception!(_engine, PrefetchlabError, PyValueError);
 fn guarded<T>(f: impl FnOnce() -> Result<T, Error>) -> PyResult<T> {
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(Ok(v)) => Ok(v),
-        Ok(Err(e)) => Err(PrefetchlabError::new_err(e.to_string())),
+        Ok(Err(e)) => Err(engine_error(&e)),
         Err(panic) => {
             let msg = panic
                 .downcast_ref::<String>()
                 .cloned()
                 .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
                 .unwrap_or_else(|| "unknown panic".into());
-            Err(PrefetchlabError::new_err(format!("internal error (please report): {msg}")))
+            Err(engine_error(&Error::Internal(msg)))
         }
     }
+}
+
+/// `PrefetchlabError` for an engine error: the one-line message, and as
+/// attributes its `kind` (`"config"`, `"input"`, `"geometry"`, `"override"`,
+/// `"cancelled"`, `"internal"`), the configuration `key` it is about (None
+/// when it names none) and the `detail`, the message without what names the
+/// key, so that a caller may say where the key came from without parsing
+/// the text.
+fn engine_error(e: &Error) -> PyErr {
+    let (kind, key, detail) = match e {
+        Error::Config { key, msg } => ("config", (!key.is_empty()).then_some(key.as_str()), msg.clone()),
+        Error::Input { .. } => ("input", None, e.to_string()),
+        Error::Geometry(msg) => ("geometry", None, msg.clone()),
+        Error::Override(msg) => ("override", None, msg.clone()),
+        Error::Cancelled => ("cancelled", None, e.to_string()),
+        Error::Internal(_) => ("internal", None, e.to_string()),
+    };
+    let err = PrefetchlabError::new_err(e.to_string());
+    Python::attach(|py| {
+        let value = err.value(py);
+        // setting attributes on a fresh exception does not fail; if it did, the
+        // message alone would still be raised
+        let _ = value.setattr("kind", kind);
+        let _ = value.setattr("key", key);
+        let _ = value.setattr("detail", detail);
+    });
+    err
 }
 
 fn parse(text: &str, fmt: &str, sets: &[String]) -> Result<Config, Error> {
