@@ -469,6 +469,11 @@ impl ArrayCache {
         }
     }
 
+    /// Blocks it may hold.
+    pub fn capacity(&self) -> u64 {
+        self.lru.capacity() as u64
+    }
+
     /// Blocks held now.
     pub fn len(&self) -> u64 {
         self.lru.in_use() as u64

@@ -177,7 +177,9 @@ impl<W: Copy + Default> LruSlots<W> {
 
     /// Whether reclaim would move slots from the active list to the inactive
     /// one ([`LruSlots::balance_lists`]): under 2.6.35's rule while the active
-    /// list is the longer, under 2.6.18's while it holds any.
+    /// list is the longer, under 2.6.18's while it holds any (scanned further
+    /// when no victim is found, [`LruSlots::drain_for_victim`]; an active list
+    /// whose every slot is pinned moves in vain).
     #[inline]
     pub fn active_is_long(&self) -> bool {
         if self.proportional {
@@ -202,8 +204,11 @@ impl<W: Copy + Default> LruSlots<W> {
     ///   `DEF_PRIORITY` (12): that share is added to a credit and a slot
     ///   moves for each whole unit (the kernel's `nr_scan_active`). The
     ///   active list, never left alone as under 2.6.35, settles where pages
-    ///   are activated as fast as this drains them. The lower priorities of
-    ///   harder reclaim (larger shares) are not modelled.
+    ///   are activated as fast as this drains them. The credit is earned per
+    ///   victim, where the kernel counts every inactive page scanned (those
+    ///   passed over in flight too), and the lower priorities of harder
+    ///   reclaim (larger shares) are modelled only where no victim is found
+    ///   at all ([`LruSlots::drain_for_victim`]).
     ///
     /// The kernel moves slots in batches of 32 (`SWAP_CLUSTER_MAX`) as it
     /// reclaims; here one by one. Returns the slots moved.
@@ -229,6 +234,28 @@ impl<W: Copy + Default> LruSlots<W> {
         }
         self.deactivations += moved as u64;
         moved
+    }
+
+    /// 2.6.18's reclaim when no inactive slot can be a victim: at lower
+    /// priorities `shrink_zone` scans more of both lists, down to all of
+    /// them, so the active list's oldest slots go back to the inactive
+    /// list's head until one could be a victim (uptodate, not pinned).
+    /// Returns whether one was moved. Under 2.6.35's balance, nothing: the
+    /// active list is not scanned while it is the shorter, whatever the
+    /// priority.
+    pub fn drain_for_victim(&mut self) -> bool {
+        if !self.proportional {
+            return false;
+        }
+        while self.active > 0 {
+            let s = self.slots[ACTIVE_SENTINEL as usize].prev;
+            self.deactivate_oldest();
+            self.deactivations += 1;
+            if is_evictable(self.slots[s as usize].flags) {
+                return true;
+            }
+        }
+        false
     }
 
     /// The active list's oldest slot moves to the inactive list's head.
@@ -729,9 +756,58 @@ mod tests {
         assert_eq!(c.balance_lists(), 1);
         assert!(!c.has(s[0], flag::ACTIVE) && c.has(s[1], flag::ACTIVE));
         assert_eq!(c.slots[SENTINEL as usize].next, s[0], "at the inactive head");
-        // an empty active list owes nothing: its credit does not carry over
-        c.balance_lists();
+        // an empty active list owes nothing: its credit does not carry over, and
+        // the next page activated is not moved back in a burst
+        for _ in 0..1000 {
+            c.balance_lists();
+        }
         assert_eq!((c.active(), c.scan_credit), (0, 0));
+        let (mut c, _) = store(0, 10_000, true);
+        for _ in 0..1000 {
+            c.balance_lists();
+        }
+        assert_eq!(c.scan_credit, 0, "credit kept by an empty active list");
+        for _ in 0..2 {
+            let s = c.tail(); // the oldest inactive slot, read twice
+            c.access_use_once(s, true);
+            c.access_use_once(s, true);
+        }
+        // without the reset 1,000 scans would be owed and both would go back at once
+        assert_eq!((c.balance_lists(), c.active()), (0, 2), "one scan owed of the 3 a slot costs");
+    }
+
+    /// 2.6.18's reclaim with no inactive victim scans the active list
+    /// further: its oldest slots go back until one can be evicted (a pinned
+    /// one moved on past); 2.6.35's leaves it alone.
+    #[test]
+    fn proportional_balance_drains_the_active_list_when_no_victim_is_found() {
+        for proportional in [true, false] {
+            let mut c: LruSlots = LruSlots::new(6).two_lists();
+            if proportional {
+                c = c.proportional_balance();
+            }
+            let active: Vec<u32> = (0..3)
+                .map(|k| {
+                    let s = c.insert(k, flag::UPTODATE, NONE);
+                    c.access_use_once(s, true);
+                    c.access_use_once(s, true);
+                    s
+                })
+                .collect();
+            c.set(active[0], flag::PINNED);
+            for k in 3..6 {
+                c.insert(k, 0, NONE); // in flight
+            }
+            assert_eq!((c.active(), c.evictable(), c.victim()), (3, 0, None));
+            assert_eq!(c.drain_for_victim(), proportional);
+            if proportional {
+                // the oldest (pinned) and the next went back; the newest stays active
+                assert_eq!((c.active(), c.victim_rotating()), (1, Some(active[1])));
+                assert!(c.has(active[2], flag::ACTIVE));
+            } else {
+                assert_eq!(c.active(), 3);
+            }
+        }
     }
 
     /// The count of evictable slots follows every change of flags; a

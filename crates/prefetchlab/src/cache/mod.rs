@@ -307,15 +307,22 @@ impl PageCache {
     }
 }
 
-/// Reclaim evicts one page, as 2.6.35's (and 3.0's) `shrink_page_list`:
-/// use-once's active list first kept no longer than the inactive one, then
-/// the least recently used page that is uptodate and not held, the pages
-/// passed over (in flight, or held by a waiting reader) put back at the
-/// head. `None` when no page can be evicted.
+/// Reclaim evicts one page, as `shrink_page_list` (2.6.18's, 2.6.35's, 3.0's):
+/// use-once's lists first balanced as the kernel does (`host.list_balance`:
+/// [`LruSlots::balance_lists`]), then the least recently used page that is
+/// uptodate and not held, the pages passed over (in flight, or held by a
+/// waiting reader) put back at the head; under 2.6.18's balance, when none
+/// is found, the active list is scanned further, as reclaim at a lower
+/// priority does ([`LruSlots::drain_for_victim`]). `None` when no page can
+/// be evicted.
 #[inline]
 fn reclaim(lru: &mut LruSlots<u16>, index: &mut [u32], stats: &mut CacheStats) -> Option<Evicted> {
     lru.balance_lists();
-    let victim = lru.victim_rotating()?;
+    let victim = match lru.victim_rotating() {
+        Some(v) => v,
+        None if lru.drain_for_victim() => lru.victim_rotating()?,
+        None => return None,
+    };
     let ev = lru.remove(victim);
     forget(index, stats, ev);
     Some(ev)
@@ -516,11 +523,6 @@ mod tests {
         assert_eq!(c.activations(), (3, 1));
     }
 
-    /// use-once, the corners: a page read while active keeps its referenced
-    /// flag when it goes back, so one read activates it again; a full cache
-    /// whose pages are all active may make room (reclaim moves some back);
-    /// `allocate_run` with every page active finds its victims among those
-    /// it moved back, as page by page does.
     /// Page `p` of file 0 read in and completed, room made first (an
     /// eviction, if any).
     fn load(c: &mut PageCache, p: u64) -> u32 {
@@ -552,6 +554,11 @@ mod tests {
         }
     }
 
+    /// use-once, the corners: a page read while active keeps its referenced
+    /// flag when it goes back, so one read activates it again; a full cache
+    /// whose pages are all active may make room (reclaim moves some back);
+    /// `allocate_run` with every page active finds its victims among those
+    /// it moved back, as page by page does.
     #[test]
     fn use_once_corners() {
         let mut c = PageCache::new(3, &[64]).use_once(true);
@@ -592,6 +599,83 @@ mod tests {
                 assert_eq!(run.is_cached(0, p), one.is_cached(0, p), "page {p}");
             }
             assert_eq!(run.active_pages(), one.active_pages());
+        }
+    }
+
+    /// Under 2.6.18's balance `may_make_room` says yes while the active list
+    /// holds a page, and reclaim keeps it: with 4,097 inactive pages all in
+    /// flight (one scan owed of the two a page costs) it scans the active
+    /// list further and finds its victim there (a review's case: the first
+    /// allocation found no room before).
+    #[test]
+    fn proportional_reclaim_keeps_the_room_it_promises() {
+        let mut c = PageCache::new(4098, &[10_000]).use_once(true).proportional_balance(true);
+        let a = load(&mut c, 0);
+        c.access(a, true);
+        c.access(a, true);
+        for p in 1..4098 {
+            c.allocate(0, p, 1, true, false); // in flight
+        }
+        assert!(c.lru.is_full());
+        assert_eq!((c.active_pages(), c.lru.evictable()), (1, 0));
+        assert!(c.may_make_room(), "an active page: room may be made");
+        assert_eq!(c.allocate_run(0, 5000, 1, 7, 0..0, None, false), 1, "may_make_room said there was room");
+        // the active page was the victim: now every page is in flight, and no room is promised
+        assert_eq!((c.active_pages(), c.lru.evictable()), (0, 0));
+        assert!(!c.may_make_room());
+        assert_eq!(c.allocate_run(0, 5001, 1, 7, 0..0, None, false), 0);
+    }
+
+    /// `allocate_run` against page by page under both list balances, with
+    /// active pages, in-flight and pinned ones, lists shorter and longer than
+    /// 4,096 pages (a review's check).
+    #[test]
+    fn allocate_run_is_page_by_page_under_both_list_balances() {
+        for proportional in [false, true] {
+            for cap in [12u64, 9000] {
+                let setup = || {
+                    let mut c = PageCache::new(cap, &[20_000, 20_000])
+                        .use_once(true)
+                        .proportional_balance(proportional);
+                    for p in 0..cap {
+                        let s = c.allocate(1, p, 9, p % 2 == 0, false);
+                        if p % 7 != 2 {
+                            c.complete(s);
+                        }
+                        if p % 3 == 0 && p % 7 != 2 {
+                            c.access(s, true);
+                            c.access(s, true);
+                        }
+                    }
+                    c.pin(c.lookup(1, 4));
+                    c
+                };
+                for (first, n, demand) in
+                    [(0, 3, 0..1), (10, 80, 10..12), (200, 5000, 200..210), (9000, 20, 0..0)]
+                {
+                    let mut run = setup();
+                    let mut one = setup();
+                    let got = run.allocate_run(0, first, n, 5, demand.clone(), Some(first + 1), false);
+                    let mut want = 0;
+                    for p in first..first + n {
+                        let (_, room) = one.make_room();
+                        if !room && !demand.contains(&p) {
+                            break;
+                        }
+                        one.allocate(0, p, 5, !demand.contains(&p), p == first + 1);
+                        want += 1;
+                    }
+                    assert_eq!(got, want, "{proportional} {cap} run at {first}");
+                    assert_eq!(run.stats, one.stats);
+                    assert_eq!(run.activations(), one.activations());
+                    assert_eq!(run.active_pages(), one.active_pages());
+                    for f in 0..2 {
+                        for p in 0..cap.max(first + n) {
+                            assert_eq!(run.is_cached(f, p), one.is_cached(f, p), "file {f} page {p}");
+                        }
+                    }
+                }
+            }
         }
     }
 

@@ -134,10 +134,10 @@ impl RaContext for ArrayRaCtx<'_> {
     fn active_streams(&self) -> u32 {
         self.e.trace.as_ref().map_or(0, |t| t.streams.len() as u32)
     }
-    /// None: the array cache is not the kernel's page cache, whose
-    /// inactive and free pages bound a window.
+    /// The array cache as the page cache: one LRU list, every block on it
+    /// inactive, so half its blocks, held or free.
     fn sane_max_pages(&self) -> u64 {
-        u64::MAX
+        self.e.array_cache.as_ref().map_or(u64::MAX, |a| a.capacity() / 2)
     }
     fn device_state(&mut self) -> &mut RaDeviceState {
         &mut self.e.ra_device

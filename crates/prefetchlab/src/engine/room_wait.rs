@@ -10,8 +10,9 @@
 //! page read); a window allocated whole is sent (an io_log `window_sent`
 //! row), and a reader whose windows are all sent wakes. When nothing is left
 //! to happen and readers still sleep (every cached page in flight in a pool
-//! or held by a sleeping reader or, with use-once reclaim, on the active
-//! list: a page cache smaller than the readers' windows), the first reads
+//! or held by a sleeping reader or, with use-once reclaim and 2.6.35's list
+//! balance, on the active list: a page cache smaller than the readers'
+//! windows), the first reads
 //! the rest of its window over the budget, as a demanded page is, rather
 //! than sleep for good (the on-demand readahead of 2.6.31 on bounds one
 //! window by `max_sane_readahead`, half the inactive and free pages, and

@@ -350,10 +350,11 @@ mod tests {
     }
 
     /// `max_sane_readahead` (2.6.31 on): with 12 pages of half the inactive
-    /// and free pages, max 32 reads as max 12 — the ramp stops at it, and an
-    /// oversize read's first window and the one merged into it are each 12,
-    /// and so is the context readahead's window; a bound of 0 reads no
-    /// window; 2.6.24's windows still grow to 32.
+    /// and free pages, max 32 reads as max 12 — the ramp stops at it, and a
+    /// 20-page read at the start of a file gets a first window of 12 and the
+    /// 12 merged into it, the context readahead a window of 12, and a marker
+    /// hit that does not match the state scans 12 pages for a hole; a bound
+    /// of 0 reads no window; 2.6.24's windows still grow to 32.
     #[test]
     fn a_small_cache_bounds_the_window_from_2_6_31_on() {
         for v in [V3_10, V3_12] {
@@ -397,6 +398,18 @@ mod tests {
                 f.read(&mut ra, 50, 2);
                 assert_eq!((f.windows[0].0.start, f.windows[0].0.size), (50, size), "{v:?} bound {sane}");
             }
+        }
+        // a marker on page 20 of a fresh state with pages 0..40 cached: the hole scan
+        // covers 12 pages (21..33, all cached), 33 - 20 > 12: no window; unbounded it
+        // finds the hole at 40 and reads from there
+        for (sane, windows) in [(12, vec![]), (u64::MAX, vec![40])] {
+            let mut f = MockFile::new(1000);
+            f.cached.extend(0..40);
+            f.markers.insert(20);
+            f.sane_max_pages = sane;
+            let mut ra = OnDemand::new(32, V3_10);
+            f.read(&mut ra, 20, 2);
+            assert_eq!(f.windows.iter().map(|w| w.0.start).collect::<Vec<u64>>(), windows, "bound {sane}");
         }
         // a bound of 0 (a page cache of one page): no window at all, every page read alone
         let mut f = MockFile::new(1000);
