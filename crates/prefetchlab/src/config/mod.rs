@@ -755,7 +755,8 @@ pub const MAX_SARA_STRIP_KB: u64 = 1 << 20;
 /// readers) holds the value computed wherever the key applies — always
 /// `readahead.max`; `sara.factor` and `sara.strip_kb` under a SARA policy;
 /// `array_cache.g` under FA; `workload.log_append` for a webserver;
-/// `host.list_balance` under use-once reclaim — and
+/// `host.list_balance` under use-once reclaim where the page cache is read
+/// through — and
 /// leaves the key out elsewhere unless it was given. A tool that changes
 /// another key of a resolved configuration and reads it again drops these
 /// first, to have them computed again from the new value (a pinned
@@ -1482,8 +1483,10 @@ impl Config {
         if cfg.workload.kind == WorkloadKind::Webserver {
             cfg.workload.log_append = Some(Size(cfg.workload.log_append_bytes()));
         }
-        // and the balance of use-once reclaim's two lists, the readahead's kernel's
-        if cfg.host.reclaim == PageReclaim::UseOnce {
+        // and the balance of use-once reclaim's two lists, the readahead's kernel's, where
+        // the page cache is read through (not by a block trace, O_DIRECT readers, a
+        // cache-only run or a distributed one)
+        if cfg.host.reclaim == PageReclaim::UseOnce && cfg.reads_through_the_page_cache() {
             cfg.host.list_balance = Some(cfg.list_balance());
         }
         // and the client a `[topology]` run has when none is given
@@ -1508,6 +1511,15 @@ impl Config {
             },
             |s| s.0,
         )
+    }
+
+    /// Whether the run reads through the host's page cache: not a block
+    /// trace, nor O_DIRECT readers, nor a cache-only or distributed run.
+    pub fn reads_through_the_page_cache(&self) -> bool {
+        self.workload.kind != WorkloadKind::Trace
+            && !self.workload.direct
+            && self.run.mode != RunMode::CacheOnly
+            && !self.topology.is_distributed()
     }
 
     /// How use-once reclaim balances the two lists: `host.list_balance`, or
@@ -3184,6 +3196,8 @@ mod tests {
         ]);
         assert_eq!(given["host"]["list_balance"], "inactive-low");
         assert!(resolved(&["host.reclaim='lru'"])["host"].get("list_balance").is_none());
+        // nor where nothing reads through the page cache
+        assert!(resolved(&["workload.direct=true"])["host"].get("list_balance").is_none());
         let e = refused("", &["host.reclaim='lru'", "host.list_balance='proportional'"], "host.list_balance");
         assert!(e.contains("use-once"), "{e}");
         refused("", &["host.list_balance='fifo'"], "host.list_balance");
