@@ -205,8 +205,9 @@ impl<W: Copy + Default> LruSlots<W> {
     ///   moves for each whole unit (the kernel's `nr_scan_active`). The
     ///   active list, never left alone as under 2.6.35, settles where pages
     ///   are activated as fast as this drains them. The credit is earned per
-    ///   victim, where the kernel counts every inactive page scanned (those
-    ///   passed over in flight too), and the lower priorities of harder
+    ///   inactive page scanned, as the kernel counts them: each victim (here)
+    ///   and each page a victim search passes over, in flight or held
+    ///   ([`LruSlots::victim_rotating`]); the lower priorities of harder
     ///   reclaim (larger shares) are modelled only where no victim is found
     ///   at all ([`LruSlots::drain_for_victim`]).
     ///
@@ -457,6 +458,10 @@ impl<W: Copy + Default> LruSlots<W> {
             let (newer, flags) = (slot.prev, slot.flags);
             if flags & flag::UPTODATE != 0 {
                 self.slots[s as usize].flags = flags & !flag::REFERENCED; // not an evictable change
+            }
+            if self.proportional {
+                // 2.6.18 counts a page passed over as scanned: the active list is owed its share
+                self.scan_credit += (self.active >> 12) as u64 + 1;
             }
             self.touch(s);
             if first_moved == NONE {
@@ -774,6 +779,32 @@ mod tests {
         }
         // without the reset 1,000 scans would be owed and both would go back at once
         assert_eq!((c.balance_lists(), c.active()), (0, 2), "one scan owed of the 3 a slot costs");
+    }
+
+    /// 2.6.18 counts every inactive page scanned, a page passed over in
+    /// flight too: a victim search that passes over two pages owes the
+    /// active list three scans, where one that takes the tail owes one.
+    #[test]
+    fn proportional_balance_counts_the_pages_passed_over() {
+        let moved_after_search = |passed: u64| {
+            let mut c: LruSlots = LruSlots::new(16).two_lists().proportional_balance();
+            for k in 0..passed {
+                c.insert(k, 0, NONE); // in flight, at the tail
+            }
+            for k in 10..13 {
+                c.insert(k, flag::UPTODATE, NONE);
+            }
+            for k in 20..24 {
+                let s = c.insert(k, flag::UPTODATE, NONE);
+                c.access_use_once(s, true);
+                c.access_use_once(s, true);
+            }
+            let v = c.victim_rotating().unwrap();
+            c.remove(v);
+            c.balance_lists()
+        };
+        // small lists: a share of one; the victim's own scan is counted by the balance
+        assert_eq!([moved_after_search(0), moved_after_search(2)], [1, 3]);
     }
 
     /// 2.6.18's reclaim with no inactive victim scans the active list
