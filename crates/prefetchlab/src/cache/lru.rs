@@ -218,7 +218,7 @@ impl<W: Copy + Default> LruSlots<W> {
         let mut moved = 0;
         if self.proportional {
             let inactive_share = ((self.in_use - self.active) >> 12) as u64 + 1;
-            self.scan_credit += (self.active >> 12) as u64 + 1;
+            self.scan_credit += self.active_share();
             while self.scan_credit >= inactive_share && self.active > 0 {
                 self.scan_credit -= inactive_share;
                 self.deactivate_oldest();
@@ -233,8 +233,14 @@ impl<W: Copy + Default> LruSlots<W> {
                 moved += 1;
             }
         }
-        self.deactivations += moved as u64;
         moved
+    }
+
+    /// 2.6.18's `(nr_active >> DEF_PRIORITY) + 1`: the active slots owed a
+    /// scan for each `(nr_inactive >> DEF_PRIORITY) + 1` inactive ones scanned.
+    #[inline]
+    fn active_share(&self) -> u64 {
+        (self.active >> 12) as u64 + 1
     }
 
     /// 2.6.18's reclaim when no inactive slot can be a victim: at lower
@@ -249,9 +255,7 @@ impl<W: Copy + Default> LruSlots<W> {
             return false;
         }
         while self.active > 0 {
-            let s = self.slots[ACTIVE_SENTINEL as usize].prev;
-            self.deactivate_oldest();
-            self.deactivations += 1;
+            let s = self.deactivate_oldest();
             if is_evictable(self.slots[s as usize].flags) {
                 return true;
             }
@@ -259,15 +263,18 @@ impl<W: Copy + Default> LruSlots<W> {
         false
     }
 
-    /// The active list's oldest slot moves to the inactive list's head.
+    /// The active list's oldest slot moves to the inactive list's head
+    /// (counted); returns it.
     #[inline]
-    fn deactivate_oldest(&mut self) {
+    fn deactivate_oldest(&mut self) -> u32 {
         let s = self.slots[ACTIVE_SENTINEL as usize].prev;
         debug_assert!(s != ACTIVE_SENTINEL, "an active count with an empty active list");
         self.unlink(s);
         self.link_head(s);
         self.active -= 1;
         self.clear(s, flag::ACTIVE);
+        self.deactivations += 1;
+        s
     }
 
     pub fn capacity(&self) -> u32 {
@@ -461,7 +468,7 @@ impl<W: Copy + Default> LruSlots<W> {
             }
             if self.proportional {
                 // 2.6.18 counts a page passed over as scanned: the active list is owed its share
-                self.scan_credit += (self.active >> 12) as u64 + 1;
+                self.scan_credit += self.active_share();
             }
             self.touch(s);
             if first_moved == NONE {
@@ -701,7 +708,12 @@ mod tests {
                     }
                     6 => {
                         c.balance_lists();
-                        if let Some(v) = c.victim_rotating() {
+                        // as the page cache's reclaim: 2.6.18 scans the active list further
+                        // when no victim is found
+                        let v = c
+                            .victim_rotating()
+                            .or_else(|| c.drain_for_victim().then(|| c.victim_rotating()).flatten());
+                        if let Some(v) = v {
                             c.remove(v);
                             live.retain(|&x| x != v);
                         }

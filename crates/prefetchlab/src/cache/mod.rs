@@ -653,27 +653,9 @@ mod tests {
                 for (first, n, demand) in
                     [(0, 3, 0..1), (10, 80, 10..12), (200, 5000, 200..210), (9000, 20, 0..0)]
                 {
-                    let mut run = setup();
-                    let mut one = setup();
-                    let got = run.allocate_run(0, first, n, 5, demand.clone(), Some(first + 1), false);
-                    let mut want = 0;
-                    for p in first..first + n {
-                        let (_, room) = one.make_room();
-                        if !room && !demand.contains(&p) {
-                            break;
-                        }
-                        one.allocate(0, p, 5, !demand.contains(&p), p == first + 1);
-                        want += 1;
-                    }
-                    assert_eq!(got, want, "{proportional} {cap} run at {first}");
-                    assert_eq!(run.stats, one.stats);
-                    assert_eq!(run.activations(), one.activations());
+                    let (run, one) = run_and_page_by_page(&setup, first, n, demand);
+                    assert_eq!(run.activations(), one.activations(), "{proportional} {cap} run at {first}");
                     assert_eq!(run.active_pages(), one.active_pages());
-                    for f in 0..2 {
-                        for p in 0..cap.max(first + n) {
-                            assert_eq!(run.is_cached(f, p), one.is_cached(f, p), "file {f} page {p}");
-                        }
-                    }
                 }
             }
         }
@@ -696,26 +678,42 @@ mod tests {
             c
         };
         for (first, n, demand) in [(0, 3, 0..1), (10, 8, 10..12), (20, 9, 20..29), (30, 2, 0..0)] {
-            let mut run = setup();
-            let mut one = setup();
-            let got = run.allocate_run(0, first, n, 5, demand.clone(), Some(first + 1), false);
-            let mut want = 0;
-            for p in first..first + n {
-                let (_, room) = one.make_room();
-                if !room && !demand.contains(&p) {
-                    break;
-                }
-                one.allocate(0, p, 5, !demand.contains(&p), p == first + 1);
-                want += 1;
-            }
-            assert_eq!(got, want, "run at {first}");
-            assert_eq!(run.stats, one.stats);
-            for f in 0..2 {
-                for p in 0..40 {
-                    assert_eq!(run.is_cached(f, p), one.is_cached(f, p), "file {f} page {p}");
-                }
-            }
-            assert_eq!(run.pages_in_use(), one.pages_in_use());
+            run_and_page_by_page(&setup, first, n, demand);
         }
+    }
+
+    /// Pages `first..first + n` of file 0 allocated by `allocate_run` in one
+    /// cache from `setup` and by `make_room` + `allocate` page by page in
+    /// another (the page-by-page reference: a prefetch stops without room,
+    /// `demand` pages go over budget; page `first + 1` gets the marker):
+    /// asserts the two allocate as many pages, evict the same, count the same
+    /// and cache the same pages of files 0 and 1; gives both caches.
+    fn run_and_page_by_page(
+        setup: &dyn Fn() -> PageCache,
+        first: u64,
+        n: u64,
+        demand: std::ops::Range<u64>,
+    ) -> (PageCache, PageCache) {
+        let mut run = setup();
+        let mut one = setup();
+        let got = run.allocate_run(0, first, n, 5, demand.clone(), Some(first + 1), false);
+        let mut want = 0;
+        for p in first..first + n {
+            let (_, room) = one.make_room();
+            if !room && !demand.contains(&p) {
+                break;
+            }
+            one.allocate(0, p, 5, !demand.contains(&p), p == first + 1);
+            want += 1;
+        }
+        assert_eq!(got, want, "run at {first}");
+        assert_eq!(run.stats, one.stats, "run at {first}");
+        assert_eq!(run.pages_in_use(), one.pages_in_use());
+        for f in 0..2 {
+            for p in 0..run.file_base.get(1).map_or(0, |&b| b).max(first + n) {
+                assert_eq!(run.is_cached(f, p), one.is_cached(f, p), "run at {first}: file {f} page {p}");
+            }
+        }
+        (run, one)
     }
 }

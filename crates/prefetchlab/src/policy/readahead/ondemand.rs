@@ -19,7 +19,8 @@
 //!   `max_sane_readahead`: half of the inactive file pages plus the free
 //!   pages ([`RaContext::sane_max_pages`]; the kernel's guard against a huge
 //!   `ra_pages`, which only bites when the page cache is smaller than about
-//!   four windows). Sizes from [`sizing`](super::sizing) (§1.1).
+//!   four windows; algorithms.md §1.3 leaves it out "unless memory is
+//!   modelled", and the page cache models it). Sizes from [`sizing`](super::sizing) (§1.1).
 //! * **Submit** (`__do_page_cache_readahead`: skip cached pages, stop at EOF,
 //!   marker on `start + size − async_size` if newly allocated) is
 //!   [`RaContext::submit`].
