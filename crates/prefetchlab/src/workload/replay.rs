@@ -23,6 +23,7 @@
 use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::trace::{Op, Record, RecordSource};
+use crate::units::{DURATION_TOO_LONG, MAX_DURATION_NS, NS_PER_S};
 use rustc_hash::FxHashMap;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -111,6 +112,9 @@ pub struct Replay {
     heap: BinaryHeap<Reverse<(u64, u32)>>,
     pending: Vec<Option<TraceRequest>>,
     speed: f64,
+    /// Open loop: the arrivals are the times requests are issued at, so one
+    /// past the clock is refused; a closed loop only orders by them.
+    open_loop: bool,
     streams: FxHashMap<(u32, u32), u32>,
     /// The path, for errors.
     path: String,
@@ -132,6 +136,7 @@ impl Replay {
             heap: BinaryHeap::new(),
             pending: Vec::new(),
             speed: w.speed,
+            open_loop: w.replay == crate::config::Replay::Open,
             streams: FxHashMap::default(),
             path: w.path.clone(),
             cfg: Box::new(cfg.clone()),
@@ -210,8 +215,20 @@ impl Replay {
         let frag = &mut self.fragments[f as usize];
         let Some((r, record)) = frag.next()? else { return Ok(()) };
         let shifted = r.time_ns - frag.start_ns;
-        let arrival_ns =
-            if self.speed == 1.0 { shifted } else { (shifted as f64 / self.speed).round() as u64 };
+        let arrival_ns = if self.speed == 1.0 {
+            shifted
+        } else {
+            // 2^63 as f64 is the first value past the clock (MAX_DURATION_NS,
+            // 2^63 − 1, rounds up to it); any f64 below it is exact in u64
+            let arrival = (shifted as f64 / self.speed).round();
+            if arrival >= MAX_DURATION_NS as f64 && self.open_loop {
+                return Err(self.beyond_the_clock(&r, record, arrival));
+            }
+            arrival as u64
+        };
+        if arrival_ns > MAX_DURATION_NS && self.open_loop {
+            return Err(self.beyond_the_clock(&r, record, arrival_ns as f64));
+        }
         let next_id = self.streams.len() as u32;
         let stream = *self.streams.entry((f, r.stream)).or_insert(next_id);
         self.pending[f as usize] = Some(TraceRequest {
@@ -224,6 +241,27 @@ impl Replay {
         });
         self.heap.push(Reverse((arrival_ns, f)));
         Ok(())
+    }
+
+    /// A record whose arrival (after `workload.speed`) is past the clock's
+    /// last instant: refused, as a configuration's durations are, rather
+    /// than every later time held at the clock's end (which cut the
+    /// latencies of the requests finishing after it short).
+    fn beyond_the_clock(&self, r: &Record, record: u64, arrival: f64) -> Error {
+        let scaled = if self.speed == 1.0 {
+            String::new()
+        } else {
+            format!(" at workload.speed = {}, {:.3} s,", self.speed, arrival / NS_PER_S as f64)
+        };
+        Error::input(
+            self.path.clone(),
+            self.line_of(record),
+            format!(
+                "record {record}: its time, {:.9} s{scaled} {DURATION_TOO_LONG}{}",
+                r.time_ns as f64 / NS_PER_S as f64,
+                if self.speed == 1.0 { "" } else { ": a larger workload.speed" }
+            ),
+        )
     }
 
     /// The next request by arrival time (ties: the lower fragment first),
@@ -322,6 +360,44 @@ mod tests {
             ]
         );
         assert_eq!(got[1].op, Op::Write);
+    }
+
+    #[test]
+    fn a_time_past_the_clock_is_refused_with_its_line() {
+        // the clock's last instant is 2^63 − 1 ns: 9223372036.854775807 s
+        let (c, _d) = cfg("0,0,4096,r,0\n0,8,4096,r,9223372036.854775\n0,16,4096,r,9223372037\n", 1, 1.0);
+        let e = Replay::open(&c).and_then(|mut r| {
+            assert_eq!(r.next_request()?.unwrap().record, 1);
+            assert_eq!(r.next_request()?.unwrap().arrival_ns, 9_223_372_036_854_775_000);
+            r.next_request()
+        });
+        let e = e.unwrap_err().to_string();
+        assert!(e.contains("t.spc:3: record 3: its time, 9223372037.000000000 s is longer than"), "{e}");
+        assert!(!e.contains("workload.speed"), "{e}");
+        // a speed that stretches a trace past it names the key
+        let (c, _d) = cfg("0,0,4096,r,0\n0,8,4096,r,10\n", 1, 1e-12);
+        let e = Replay::open(&c).and_then(|mut r| all_or_err(&mut r)).unwrap_err().to_string();
+        assert!(
+            e.contains("t.spc:2: record 2: its time, 10.000000000 s at workload.speed = 0.000000000001,"),
+            "{e}"
+        );
+        assert!(e.ends_with("about 292 years): a larger workload.speed"), "{e}");
+        // a closed loop only orders by the times: not refused
+        let (mut c, _d) = cfg("0,0,4096,r,0\n0,8,4096,r,10\n", 1, 1e-12);
+        c.workload.replay = crate::config::Replay::Closed;
+        assert_eq!(all(&mut Replay::open(&c).unwrap()).len(), 2);
+        // and one that keeps it inside is fine
+        let (c, _d) = cfg("0,0,4096,r,0\n0,8,4096,r,10\n", 1, 1e-8);
+        let mut r = Replay::open(&c).unwrap();
+        assert_eq!(all(&mut r)[1].arrival_ns, 1_000_000_000_000_000_000);
+    }
+
+    fn all_or_err(r: &mut Replay) -> Result<Vec<TraceRequest>> {
+        let mut out = Vec::new();
+        while let Some(x) = r.next_request()? {
+            out.push(x);
+        }
+        Ok(out)
     }
 
     #[test]
