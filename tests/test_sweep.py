@@ -16,6 +16,7 @@ import pytest
 
 import prefetchlab
 from prefetchlab.experiment import ExperimentError, load_experiment
+from prefetchlab.results import ResultsDB
 
 from .sweep_files import CLI, cli, columns, configs, demo_like, one_error_line, table, write
 
@@ -595,17 +596,27 @@ def test_a_set_reads_a_relative_path_from_the_working_directory_and_says_when_it
     exp = write(tmp_path / "sub", "demo.toml", demo_like(streams="[1, 2]"))
     r = cli("sweep", "sub/demo.toml", "--set", "disk.model=./sub/../sub/nothing.parv", cwd=tmp_path)
     assert r.returncode == 2 and f"{tmp_path}/sub/nothing.parv" in one_error_line(r.stderr)
+    base = cli("sweep", exp)
+    assert base.returncode == 0 and "16 runs, 16 run now, 0 already stored ->" in base.stdout, base.stdout
     same = cli("sweep", exp, "--set", "run.seed=7", "--set", "readahead.policy=linux")
     assert same.returncode == 0, same.stderr
     assert "the file already gives these values, so tiny+set-" in same.stderr
-    assert "stores the runs of tiny again" in same.stderr
+    assert "runs are those of tiny (copied where stored)" in same.stderr
+    copied = "16 runs, 0 run now, 0 already stored, 16 copied from other experiments' identical runs"
+    assert copied in same.stdout, same.stdout
+
+    by_name: dict[str, dict[str, dict[str, object]]] = {}
+    for row in ResultsDB(tmp_path / "sub" / "results.duckdb").rows():
+        by_name.setdefault(row.pop("experiment"), {})[row["run_id"]] = row
+    (variant,) = (name for name in by_name if name.startswith("tiny+set-"))
+    assert len(by_name["tiny"]) == 16 and by_name[variant] == by_name["tiny"]  # every column
 
 
 def test_a_set_is_told_apart_from_the_file_by_every_run_and_by_what_it_changes(tmp_path: Path) -> None:
     """The warning that a set changes nothing looks at every run (md's default window follows
-    the array's width, so 256 KiB is the 2-disk runs' own and not the 5-disk runs'); the label
-    tells a key added to a table from the table replaced; an error about a key the set gave is
-    the set's, said once, and a file's own error stays the file's."""
+    the array's width, so 256 KiB is the 2-disk runs' own and not the 5-disk runs'); an inline
+    table given to a table changes only the keys it gives (the label is the key's); an error
+    about a key the set gave is the set's, said once, and a file's own error stays the file's."""
     text = (
         demo_like(streams="[1, 2]")
         .replace('max = ["128KiB", "512KiB"]\n', "")
@@ -621,7 +632,10 @@ def test_a_set_is_told_apart_from_the_file_by_every_run_and_by_what_it_changes(t
     replaced = cli("sweep", exp, "--set", 'disk.overrides={"Read hit over. after read"=0.2}').stdout.split(
         ":"
     )[0]
-    assert added.startswith("tiny+set-") and replaced.startswith("tiny+set-") and added != replaced
+    # an inline table sets the keys it gives and keeps the file's others: the same change
+    assert added.startswith("tiny+set-") and replaced == added
+    cleared = cli("sweep", exp, "--set", "disk.overrides={}")
+    assert "the file already gives these values" in cleared.stderr, cleared.stderr
     bogus = cli("sweep", write(tmp_path, "plain.toml", demo_like()), "--set", "disk.overrides.Bogus=1")
     line = one_error_line(bogus.stderr)
     assert line.startswith("prefetchlab: error: --set disk.overrides.Bogus=1: ") and "(with --set" not in line

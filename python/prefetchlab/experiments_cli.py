@@ -295,7 +295,7 @@ def _warn_unchanged(experiments: Iterable[Experiment]) -> None:
     """A warning for each experiment whose --sets give what its file already gives."""
     say_warnings(
         f"{' '.join('--set ' + s for s in exp.sets)}: the file already gives these values, so "
-        f"{exp.name} stores the runs of {exp.name.rsplit('+', 1)[0]} again"
+        f"{exp.name}'s runs are those of {exp.name.rsplit('+', 1)[0]} (copied where stored)"
         for exp in experiments
         if exp.sets_change_nothing
     )

@@ -127,6 +127,40 @@ class ResultsDB:
             ).fetchall()
         return {r[0]: r[1] for r in rows}
 
+    def copy_identical(self, experiment: str, wanted: Mapping[str, str], version: str) -> set[str]:
+        """Stores for ``experiment`` the runs of other experiments that are these very runs: the
+        same run id (the resolved configuration), the same engine build ``version`` and the
+        same digest of the files read (``wanted``: run id → digest), so by determinism the same
+        results, metric by metric. Returns the ids copied. A what-if (``--set``) whose sets change
+        only some runs, or a variant whose sets change none, runs only what it changes."""
+        if not wanted:
+            return set()
+        with connect(self.path) as con:
+            candidates = con.execute(
+                "SELECT run_id, experiment, inputs FROM runs WHERE experiment <> ? AND version = ? "
+                "AND run_id IN (SELECT unnest(?)) ORDER BY run_id, experiment",
+                [experiment, version, list(wanted)],
+            ).fetchall()
+            found: dict[str, str] = {}
+            for run_id, source, inputs in candidates:
+                if inputs == wanted[run_id]:
+                    found.setdefault(run_id, source)
+            others = [c for c in columns() if c != "experiment"]
+            quoted = ", ".join(f'"{c}"' for c in others)
+            for run_id, source in found.items():
+                con.execute("BEGIN TRANSACTION")
+                try:
+                    con.execute(
+                        f'INSERT OR REPLACE INTO runs ("experiment", {quoted}) '
+                        f"SELECT ?, {quoted} FROM runs WHERE experiment = ? AND run_id = ?",
+                        [experiment, source, run_id],
+                    )
+                    con.execute("COMMIT")
+                except BaseException:
+                    _rollback(con)
+                    raise
+        return set(found)
+
     def write(self, experiment: str, run_id: str, config_json: str, result: Mapping[str, Any]) -> None:
         """Stores one finished run in its own transaction (replacing a stored one: --force)."""
         self.write_many(experiment, [(run_id, config_json, result)])

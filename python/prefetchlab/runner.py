@@ -258,6 +258,9 @@ class SweepSummary:
     #: Runs stored by an engine built from other sources, or from input files (a trace, a
     #: DiskSim description) that have changed since: run again (or to be, if they failed).
     outdated: int = 0
+    #: Runs found stored for another experiment (the same configuration, engine build and
+    #: input files) and stored for this one from them, not run.
+    copied: int = 0
 
     def line(self) -> str:
         """The summary a command prints: runs, run now, reused, where."""
@@ -266,9 +269,10 @@ class SweepSummary:
             if self.outdated
             else ""
         )
+        copied = f", {self.copied} copied from other experiments' identical runs" if self.copied else ""
         return (
             f"{self.experiment}: {self.total} runs, {self.ran} run now{again}, "
-            f"{self.stored_before} already stored -> {self.db}"
+            f"{self.stored_before} already stored{copied} -> {self.db}"
         )
 
 
@@ -298,10 +302,17 @@ def sweep(
         stored = {} if force else db.stored_inputs(exp.name, engine_version)
         # a run is reused when this build stored it from the files as they are
         todo = [r for r in exp.runs if stored.get(r.run_id) != digests[r.run_id]]
+        # and so is the same run stored for another experiment (a what-if's unchanged runs)
+        copied = (
+            set()
+            if force
+            else db.copy_identical(exp.name, {r.run_id: digests[r.run_id] for r in todo}, engine_version)
+        )
+        todo = [r for r in todo if r.run_id not in copied]
         outdated = 0 if force else len({r.run_id for r in todo} & db.stored_ids(exp.name))
         by_config: dict[str, RunSpec] = {r.config_json: r for r in todo}
-        done_before = len(exp.runs) - len(todo)
-        with _progress(len(exp.runs), done_before, exp.name, quiet) as bar:
+        done_before = len(exp.runs) - len(todo) - len(copied)
+        with _progress(len(exp.runs), done_before + len(copied), exp.name, quiet) as bar:
             if len(todo) == 1 and isinstance(backend, LocalPool) and not bar.disable:
                 # One long run: run it here, with progress over its requests.
                 batches = iter([[(todo[0].config_json, _execute_with_progress(todo[0].config_json))]])
@@ -327,7 +338,7 @@ def sweep(
         run, error = failed[0]
         more = f" ({len(failed) - 1} more failed runs not stored)" if len(failed) > 1 else ""
         raise RunFailed(run.config_json, PrefetchlabError(f"{_name(run)}: {error}{more}"))
-    return SweepSummary(exp.name, db.path, len(exp.runs), done_before, len(todo), outdated)
+    return SweepSummary(exp.name, db.path, len(exp.runs), done_before, len(todo), outdated, len(copied))
 
 
 def _name(run: RunSpec) -> str:

@@ -2853,12 +2853,37 @@ pub fn apply_set(tree: &mut toml::Value, set: &str) -> Result<()> {
             }
         };
         if i + 1 == parts.len() {
-            table.insert(part.clone(), value);
+            match table.get_mut(part.as_str()) {
+                Some(old @ toml::Value::Table(_)) => merge_table(old, value),
+                _ => {
+                    table.insert(part.clone(), value);
+                }
+            }
             return Ok(());
         }
         node = table.entry(part.clone()).or_insert_with(|| toml::Value::Table(Default::default()));
     }
     Ok(())
+}
+
+/// An inline table given to a table (`--set 'workload={streams=4}'`) sets
+/// the keys it names, table into table, and keeps the others: replacing the
+/// whole table would drop the file's other keys unseen. Any other value
+/// replaces the old.
+fn merge_table(old: &mut toml::Value, new: toml::Value) {
+    match (old, new) {
+        (toml::Value::Table(o), toml::Value::Table(n)) => {
+            for (k, v) in n {
+                match o.get_mut(k.as_str()) {
+                    Some(slot @ toml::Value::Table(_)) => merge_table(slot, v),
+                    _ => {
+                        o.insert(k, v);
+                    }
+                }
+            }
+        }
+        (old, new) => *old = new,
+    }
 }
 
 /// `raw` read as a TOML integer (underscores between digits; `0x`, `0o`,
@@ -3056,6 +3081,23 @@ mod tests {
         assert_eq!(c.readahead.max, Some(Size(512 << 10)));
         let e = Config::from_toml("", &["nokey".to_string()]).unwrap_err().to_string();
         assert!(e.contains("nokey"), "{e}");
+    }
+
+    #[test]
+    fn an_inline_table_set_on_a_table_keeps_its_other_keys() {
+        let file = "[array]\nlayout=\"raid0\"\ndisks=2\n[disk.overrides]\n\"Number of buffer segments\"=4\n";
+        let sets = vec![
+            "array={disks=3}".to_string(),
+            r#"disk={scheduler="sstf", overrides={"Segment size (in blks)"=256}}"#.to_string(),
+        ];
+        let c = Config::from_toml(file, &sets).unwrap();
+        assert_eq!((c.array.layout, c.array.disks), (Layout::Raid0, 3));
+        assert_eq!(c.disk.overrides.len(), 2, "{:?}", c.disk.overrides);
+        // a value that is not a table still replaces, and a table where
+        // there was none is set whole
+        let c = Config::from_toml(file, &["array.layout=raid10".into(), "fs={indirect_blocks=false}".into()])
+            .unwrap();
+        assert_eq!((c.array.layout, c.array.disks, c.fs.indirect_blocks), (Layout::Raid10, 2, false));
     }
 
     /// The message of the error `toml` plus `sets` gives; it must be one line
