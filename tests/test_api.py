@@ -28,6 +28,24 @@ def test_dict_toml_text_and_path_give_the_same_run(small_config: Path) -> None:
     assert as_dict.metrics["bytes_read"] == SMALL_STREAMS * SMALL_FILE_BYTES
 
 
+def test_a_string_naming_a_file_is_a_path_whatever_its_name(tmp_path: Path) -> None:
+    """A one-line string naming a file is read as its path, though it lacks ``.toml`` or its
+    folders hold an ``=`` (a hive-style ``sweep=1/``); one with no ``=`` that names nothing is
+    a missing file, not TOML text; one-line TOML text with ``=`` stays text."""
+    text = SMALL_TOML.replace("streams = ", "streams = 1 # ")
+    for name in ("sweep=1/cfg.toml", "cfg.cfg", "plain"):
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+        assert prefetchlab.resolve(str(path))["workload"]["streams"] == 1
+    for name in ("missing.cfg", "sweep=2/missing.toml"):
+        with pytest.raises(prefetchlab.PrefetchlabError, match=f"{name}: cannot read: No such file"):
+            prefetchlab.resolve(str(tmp_path / name))
+    with pytest.raises(prefetchlab.PrefetchlabError, match="cannot read: Is a directory"):
+        prefetchlab.resolve(str(tmp_path))
+    assert prefetchlab.resolve("workload.streams = 3")["workload"]["streams"] == 3
+
+
 def test_same_seed_same_metrics() -> None:
     a = prefetchlab.simulate(SMALL_TOML, ["workload.kind=random", "workload.requests=40"])
     b = prefetchlab.simulate(SMALL_TOML, ["workload.kind=random", "workload.requests=40"])

@@ -172,10 +172,20 @@ def _config_args(config: ConfigLike) -> tuple[str, _engine.Format]:
         return str(config), "path"
     if isinstance(config, str):
         text = config.strip()
-        if "\n" not in text and "=" not in text and text.endswith(".toml"):
+        one_line = text and "\n" not in text
+        if one_line and (text.endswith(".toml") or "=" not in text or _names_a_file(text)):
+            # one line naming a file: an existing one, or one no one-line TOML
+            # configuration could be (it ends in `.toml`, or it has no `=`)
             return text, "path"
         return config, "toml"
     raise TypeError(f"config must be a dict, TOML text or a path, not {type(config).__name__}")
+
+
+def _names_a_file(text: str) -> bool:
+    try:
+        return Path(text).exists()
+    except OSError:  # a name too long for the file system, say
+        return False
 
 
 def topology_timeline(
