@@ -416,9 +416,14 @@ pub fn load_drive_with(path: &Path, opts: &Options<'_>) -> Result<DriveParams> {
     }
     let flag = |k: &str| -> Result<bool> { Ok(d(k)? != 0.0) };
     // counts DiskSim takes as any int; the model allocates per segment, so
-    // they are held to what a drive can have (0 or less counts as 1)
-    let count = |k: &str, default: i64, max: i64| -> Result<u32> {
-        Ok(g.int_or(disk, k, 0, max, default)?.max(1) as u32)
+    // they are held to what a drive can have (0 counts as 1, and says so)
+    let mut taken_as_one = Vec::new();
+    let mut count = |k: &str, default: i64, max: i64| -> Result<u32> {
+        let v = g.int_or(disk, k, 0, max, default)?;
+        if v < 1 {
+            taken_as_one.push(k.to_string());
+        }
+        Ok(v.max(1) as u32)
     };
     let (contread, min_readahead, max_readahead) = (
         within("Buffer continuous read", 0.0, 4.0)? as u32,
@@ -486,6 +491,16 @@ pub fn load_drive_with(path: &Path, opts: &Options<'_>) -> Result<DriveParams> {
             queue.policy
         ));
     }
+    for k in taken_as_one {
+        let at = match g.position(&k) {
+            Some(_) => "override".to_string(),
+            None => format!("{}:{}:", disk.path_str(), disk.get(&k).map_or(disk.line, |p| p.line)),
+        };
+        warnings.push(format!(
+            "{at} `{k} = 0`: taken as 1 (the drive model needs at least one; disk.cache = false \
+             turns the drive's cache off)"
+        ));
+    }
     for k in g.unused() {
         warnings.push(format!(
             "override `{}`: a DiskSim parameter this drive's description does not use (ignored)",
@@ -545,6 +560,25 @@ mod tests {
         assert_eq!(p.cache.contread, 0);
         assert_eq!(p.cache.segments, 2);
         assert_eq!(p.rpm, 6000.0);
+        assert!(p.warnings.iter().all(|w| !w.contains("taken as 1")), "{:?}", p.warnings);
+        // a count of 0 the model cannot take is taken as 1, and said
+        let p = load_drive(&d.join("d.diskspecs"), &[("Number of buffer segments".into(), 0.0)]).unwrap();
+        assert_eq!(p.cache.segments, 1);
+        let said: Vec<_> = p.warnings.iter().filter(|w| w.contains("taken as 1")).collect();
+        assert_eq!(said.len(), 1, "{:?}", p.warnings);
+        assert!(said[0].starts_with("override `Number of buffer segments = 0`: taken as 1"), "{said:?}");
+        let zero = SPECS.replace("Number of buffer segments = 2", "Number of buffer segments = 0");
+        assert_ne!(zero, SPECS);
+        std::fs::write(d.join("z.diskspecs"), zero).unwrap();
+        let p = load_drive(&d.join("z.diskspecs"), &[]).unwrap();
+        assert!(
+            p.warnings
+                .iter()
+                .any(|w| w.contains("z.diskspecs:")
+                    && w.contains("`Number of buffer segments = 0`: taken as 1")),
+            "{:?}",
+            p.warnings
+        );
         // slip at zone-physical 5: LBA 5 sits on sector 6
         let l = p.layout.locate(5).unwrap();
         assert_eq!((l.cyl, l.head, l.sector), (0, 0, 6));
