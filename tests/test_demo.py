@@ -47,9 +47,9 @@ CHEETAH_15K5_MAX_MB_S = 125.0
 
 
 def _light(text: str) -> str:
-    """The demo's set-up with 1 MiB files instead of 32 MiB, so that the test stays small."""
-    assert '"32MiB"' in text
-    return text.replace('"32MiB"', '"1MiB"')
+    """The demo's set-up with 1 MiB files instead of 256 MiB, so that the test stays small."""
+    assert '"256MiB"' in text
+    return text.replace('"256MiB"', '"1MiB"')
 
 
 def test_demo_prints_the_table_and_writes_the_plot(tmp_path: Path) -> None:
