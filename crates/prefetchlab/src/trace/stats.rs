@@ -96,6 +96,18 @@ pub fn stats(
                 }
             }
             t_prev = r.time_ns;
+            if r.offset_bytes.checked_add(r.size_bytes.saturating_sub(1)).is_none() {
+                // as `run` and `trace convert` refuse it
+                let line = super::line_of_record(&mut open_file(path, format, opts)?, records);
+                return Err(crate::error::Error::input(
+                    path.display().to_string(),
+                    line,
+                    format!(
+                        "record {records}: offset {} + size {} bytes is beyond 2^64 bytes",
+                        r.offset_bytes, r.size_bytes
+                    ),
+                ));
+            }
             let end = r.offset_bytes.saturating_add(r.size_bytes);
             let (b0, b1) = (r.offset_bytes / block, end.saturating_sub(1) / block);
             for b in b0..=b1.max(b0) {
@@ -173,6 +185,22 @@ mod tests {
         assert_eq!(s.interleaved_sequential_fraction, 3.0 / 6.0);
         assert_eq!(s.sizes, vec![(512, 3), (1024, 1), (4096, 2)]);
         assert_eq!(s.skipped_records, 0);
+    }
+
+    #[test]
+    fn a_record_ending_past_2_64_bytes_is_refused_with_its_line() {
+        // SPC sectors: 36028797018963967 × 512 is 2^64 − 512; 512 bytes end at 2^64, 4096 past it
+        let path = write_tmp(
+            "big.spc",
+            b"0,0,512,r,0\n\n0,36028797018963967,512,r,1\n0,36028797018963967,4096,r,2\n",
+        );
+        let e = stats(&path, None, &ReadOptions::default(), 4096, &mut |_, _| true).unwrap_err().to_string();
+        assert!(
+            e.ends_with(
+                "big.spc:4: record 3: offset 18446744073709551104 + size 4096 bytes is beyond 2^64 bytes"
+            ),
+            "{e}"
+        );
     }
 
     #[test]
