@@ -298,3 +298,22 @@ def test_records_out_of_time_order_are_reported_with_the_first_ones_line(tmp_pat
     assert proc.returncode == 0, proc.stderr
     assert "out of time order" in proc.stdout and "issues records in file order" in proc.stdout
     assert "first out of order" in proc.stdout
+
+
+def test_units_apart_give_each_asu_its_own_addresses(tmp_path: Path) -> None:
+    """Two ASUs reading the same LBA read one block under ``workload.units = "shared"`` (the
+    second read a hit) and two under ``"apart"`` (ASU 7's region begins after ASU 0's, 1 MiB on),
+    in cache-only and timed runs alike; ``apart`` with blkparse's per-process streams is one
+    error naming the key."""
+    trace = tmp_path / "two.spc"
+    trace.write_text("0,64,4096,r,0.0\n7,64,4096,r,1.0\n0,64,4096,r,2.0\n")
+    base = {"workload": {"kind": "trace", "path": str(trace), "format": "spc"}}
+    for mode, extra in (("cache-only", {}), ("timed", {"array": {"layout": "raid0", "disks": 2}})):
+        cfg = {**base, **extra, "run": {"mode": mode}, "array_cache": {"size": "1MiB"}}
+        shared = prefetchlab.simulate(cfg).metrics
+        apart = prefetchlab.simulate(cfg, ["workload.units=apart"]).metrics
+        assert (shared["misses"], apart["misses"]) == (1, 2), mode
+    cfg = {**base, "workload": {**base["workload"], "units": "apart", "stream_by": "process"}}
+    with pytest.raises(prefetchlab.PrefetchlabError, match="workload.units") as e:
+        prefetchlab.resolve(cfg)
+    assert e.value.key == "workload.units"

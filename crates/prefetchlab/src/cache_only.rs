@@ -39,7 +39,7 @@ use crate::error::{Error, Result};
 use crate::metrics::{Metrics, Report};
 use crate::policy::block::{self as block_policy, BlockAccess, BlockContext, BlockPrefetch};
 use crate::trace::{line_of_record, Op, Record};
-use crate::workload::replay::open_trace;
+use crate::workload::replay::{open_placed, open_trace, unit_bases};
 
 /// Records read from the trace at a time.
 const BATCH_RECORDS: usize = 4096;
@@ -50,7 +50,7 @@ const PROGRESS_EVERY_RECORDS: u64 = 1 << 18;
 /// stops the run with [`Error::Cancelled`] by returning `false`).
 pub fn run(cfg: &Config, progress: &mut dyn FnMut(&Progress) -> bool) -> Result<Report> {
     let wall = std::time::Instant::now();
-    let mut source = open_trace(cfg)?;
+    let mut source = open_placed(cfg, unit_bases(cfg)?.as_ref())?;
     let mut sim = CacheOnly::new(cfg);
     let mut batch = Vec::with_capacity(BATCH_RECORDS);
     let mut next_report = PROGRESS_EVERY_RECORDS;

@@ -1271,6 +1271,20 @@ pub enum StreamBy {
     Process,
 }
 
+/// Where a trace's units (ASUs, devices, volumes) lie on the array
+/// (models.md §6.1: an SPC record's LBA is an offset *within its ASU*).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Units {
+    /// Every unit's offsets are the array's own: units overlap from block
+    /// 0 (as MQSim replays one file of several devices).
+    Shared,
+    /// Each unit its own region, one after another in the order of their
+    /// numbers, each as long as the highest byte the trace reaches in it,
+    /// rounded up to 1 MiB (as partitions are aligned).
+    Apart,
+}
+
 /// How a trace's requests are issued (issue 9).
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
@@ -1315,6 +1329,9 @@ pub struct WorkloadConfig {
     /// `trace`: what a stream is — `unit`, the ASU, device or volume the
     /// format records, or `process` (blkparse's pid).
     pub stream_by: StreamBy,
+    /// `trace`: whether its units share the array's addresses or each has
+    /// a region of its own ([`Units`]).
+    pub units: Units,
     /// `trace`, blkparse: the event taken as the requests, `D` or `Q`.
     pub blk_event: String,
     /// `trace`: malformed records of a text format skipped (and counted),
@@ -1368,6 +1385,7 @@ impl Default for WorkloadConfig {
             fragments: 1,
             writes: true,
             stream_by: StreamBy::Unit,
+            units: Units::Shared,
             blk_event: "D".into(),
             skip_bad: 0,
             files: 1000,
@@ -2433,6 +2451,13 @@ impl Config {
             crate::trace::Format::from_name(&w.format)?;
         }
         crate::trace::ReadOptions::with_blk_event(&w.blk_event)?;
+        if w.units == Units::Apart && w.stream_by == StreamBy::Process {
+            return Err(Error::config(
+                "workload.units",
+                "\"apart\" places each unit (ASU, device, volume) in a region of its own: it needs \
+                 workload.stream_by = \"unit\" (with \"process\" the records' units are not kept)",
+            ));
+        }
         if !in_own_range("workload.fragments", w.fragments) {
             return Err(Error::config(
                 "workload.fragments",
@@ -3315,6 +3340,10 @@ mod tests {
         assert!(refused(co, &["workload.blk_event=C"], "workload.blk_event").contains("D or Q"));
         assert!(refused(co, &["workload.speed=0"], "workload.speed").contains("positive"));
         assert!(refused(co, &["workload.fragments=0"], "workload.fragments").contains("1 to "));
+        ok(&["workload.units=apart"]).unwrap();
+        let e = refused(co, &["workload.units=apart", "workload.stream_by=process"], "workload.units");
+        assert!(e.contains("needs workload.stream_by = \"unit\""), "{e}");
+        assert!(refused(co, &["workload.units=apartt"], "workload.units").contains("apart"));
         assert!(refused(co, &["workload.fragments=4"], "workload.fragments").contains("timed"));
         assert!(refused(co, &["run.mode=cached"], "run.mode").contains("cache-only"));
         assert!(refused(co, &["output.io_log=true"], "output.io_log").contains("run.mode = \"timed\""));

@@ -17,17 +17,26 @@
 //!   to its fragment's start (so n readers read the file about n/2 times).
 //!   Addresses are kept: the fragments read and write the data they did.
 //!
+//! * **Units** (`workload.units`): a trace's ASUs, devices or volumes
+//!   share the array's addresses (`shared`, the default: a record's offset
+//!   is the array's), or each has a region of its own (`apart`: models.md
+//!   §6.1 has an SPC record's LBA an offset within its ASU), laid one after
+//!   another in the order of their numbers, each as long as the highest
+//!   byte the trace reaches in it rounded up to [`UNIT_ALIGN_BYTES`] — one
+//!   pass over the trace first ([`unit_bases`]). Both modes place them so.
+//!
 //! Records of zero bytes (a flush, say) move no data and are left out, and
 //! so are writes with `workload.writes = false` (a trace's reads alone).
 
-use crate::config::Config;
+use crate::config::{Config, Units};
 use crate::error::{Error, Result};
 use crate::trace::{Op, Record, RecordSource};
 use crate::units::{DURATION_TOO_LONG, MAX_DURATION_NS, NS_PER_S};
 use rustc_hash::FxHashMap;
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BTreeMap, BinaryHeap};
 use std::path::Path;
+use std::sync::Arc;
 
 /// Opens the trace of `cfg` (its format told from the content when
 /// `workload.format = "auto"`).
@@ -43,6 +52,93 @@ pub fn open_trace(cfg: &Config) -> Result<Box<dyn RecordSource>> {
         name => Some(crate::trace::Format::from_name(name)?),
     };
     crate::trace::open_with(Path::new(&w.path), format, &opts)
+}
+
+/// What a unit's region is rounded up to under `workload.units = "apart"`:
+/// 1 MiB, as partitions are aligned.
+pub const UNIT_ALIGN_BYTES: u64 = 1 << 20;
+
+/// Where each unit of the trace begins on the array, by its number, under
+/// `workload.units = "apart"` (`None` under `"shared"`): one pass over the
+/// trace for the highest byte each unit reaches.
+pub fn unit_bases(cfg: &Config) -> Result<Option<Arc<FxHashMap<u32, u64>>>> {
+    if cfg.workload.units != Units::Apart {
+        return Ok(None);
+    }
+    let mut source = open_trace(cfg)?;
+    let mut ends: BTreeMap<u32, u64> = BTreeMap::new();
+    let mut batch = Vec::with_capacity(BATCH_RECORDS);
+    loop {
+        batch.clear();
+        if source.next_batch(&mut batch, BATCH_RECORDS)? == 0 {
+            break;
+        }
+        for r in &batch {
+            let end = r.offset_bytes.saturating_add(r.size_bytes);
+            let e = ends.entry(r.stream).or_insert(0);
+            *e = (*e).max(end);
+        }
+    }
+    let mut bases = FxHashMap::default();
+    let mut next = 0u64;
+    for (unit, end) in ends {
+        bases.insert(unit, next);
+        next = end
+            .div_ceil(UNIT_ALIGN_BYTES)
+            .checked_mul(UNIT_ALIGN_BYTES)
+            .and_then(|len| next.checked_add(len))
+            .ok_or_else(|| {
+                Error::config(
+                    "workload.units",
+                    format!(
+                        "{}: its units laid one after another pass 2^64 bytes (\"shared\" keeps their own \
+                         offsets)",
+                        cfg.workload.path
+                    ),
+                )
+            })?;
+    }
+    Ok(Some(Arc::new(bases)))
+}
+
+/// The trace of `cfg` with its units placed by `bases` ([`unit_bases`];
+/// `None`: their offsets as recorded).
+pub fn open_placed(cfg: &Config, bases: Option<&Arc<FxHashMap<u32, u64>>>) -> Result<Box<dyn RecordSource>> {
+    let inner = open_trace(cfg)?;
+    Ok(match bases {
+        None => inner,
+        Some(bases) => Box::new(UnitsApart { inner, bases: Arc::clone(bases) }),
+    })
+}
+
+/// A trace whose records' offsets are moved to their units' regions.
+struct UnitsApart {
+    inner: Box<dyn RecordSource>,
+    bases: Arc<FxHashMap<u32, u64>>,
+}
+
+impl RecordSource for UnitsApart {
+    fn next_batch(&mut self, out: &mut Vec<Record>, max: usize) -> Result<usize> {
+        let start = out.len();
+        let n = self.inner.next_batch(out, max)?;
+        for r in &mut out[start..] {
+            // every unit was seen by the pass, and its region holds it
+            r.offset_bytes += self.bases.get(&r.stream).copied().unwrap_or(0);
+        }
+        Ok(n)
+    }
+    fn format(&self) -> crate::trace::Format {
+        self.inner.format()
+    }
+    fn skipped(&self) -> u64 {
+        self.inner.skipped()
+    }
+    fn first_skipped_line(&self) -> usize {
+        self.inner.first_skipped_line()
+    }
+    fn line(&self) -> usize {
+        self.inner.line()
+    }
 }
 
 /// A record as the engine issues it.
@@ -168,9 +264,10 @@ impl Replay {
                 })
                 .collect();
         }
+        let bases = unit_bases(cfg)?;
         for (start_ns, end_ns) in windows {
             self.fragments.push(Fragment {
-                source: open_trace(cfg)?,
+                source: open_placed(cfg, bases.as_ref())?,
                 batch: Vec::with_capacity(BATCH_RECORDS),
                 pos: 0,
                 read: 0,
@@ -360,6 +457,28 @@ mod tests {
             ]
         );
         assert_eq!(got[1].op, Op::Write);
+    }
+
+    #[test]
+    fn units_apart_each_have_a_region_after_the_one_before() {
+        let at = |c: &Config| -> Vec<(u32, u64)> {
+            all(&mut Replay::open(c).unwrap()).iter().map(|r| (r.stream, r.offset_bytes)).collect()
+        };
+        let (mut c, _d) = cfg(TRACE, 1, 1.0);
+        assert_eq!(at(&c), vec![(0, 0), (1, 4096), (0, 8192), (1, 12288)]);
+        c.workload.units = Units::Apart;
+        // ASU 0 reaches byte 12,288: its region is 1 MiB, and ASU 5's begins there
+        let mib = UNIT_ALIGN_BYTES;
+        assert_eq!(at(&c), vec![(0, 0), (1, mib + 4096), (0, 8192), (1, mib + 12288)]);
+        assert_eq!(unit_bases(&c).unwrap().unwrap().get(&5), Some(&mib));
+        // in the order of their numbers, not of first appearance; a unit
+        // reaching past 1 MiB (ASU 1: its sector 2048 is byte 1 MiB) takes
+        // the next whole MiB
+        let (mut c, _d) = cfg("3,0,4096,r,0\n1,2048,4096,r,1\n1,0,512,r,2\n", 1, 1.0);
+        c.workload.units = Units::Apart;
+        assert_eq!(at(&c), vec![(0, 2 * mib), (1, mib), (1, 0)]);
+        let b = unit_bases(&c).unwrap().unwrap();
+        assert_eq!((b.get(&1), b.get(&3)), (Some(&0), Some(&(2 * mib))));
     }
 
     #[test]
