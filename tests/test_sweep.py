@@ -604,7 +604,6 @@ def test_a_set_reads_a_relative_path_from_the_working_directory_and_says_when_it
     assert "runs are those of tiny (copied where stored)" in same.stderr
     copied = "16 runs, 0 run now, 0 already stored, 16 copied from other experiments' identical runs"
     assert copied in same.stdout, same.stdout
-
     by_name: dict[str, dict[str, dict[str, object]]] = {}
     for row in ResultsDB(tmp_path / "sub" / "results.duckdb").rows():
         by_name.setdefault(row.pop("experiment"), {})[row["run_id"]] = row

@@ -145,20 +145,20 @@ class ResultsDB:
             for run_id, source, inputs in candidates:
                 if inputs == wanted[run_id]:
                     found.setdefault(run_id, source)
-            others = [c for c in columns() if c != "experiment"]
-            quoted = ", ".join(f'"{c}"' for c in others)
-            for run_id, source in found.items():
-                con.execute("BEGIN TRANSACTION")
-                try:
-                    con.execute(
-                        f'INSERT OR REPLACE INTO runs ("experiment", {quoted}) '
-                        f"SELECT ?, {quoted} FROM runs WHERE experiment = ? AND run_id = ?",
-                        [experiment, source, run_id],
-                    )
-                    con.execute("COMMIT")
-                except BaseException:
-                    _rollback(con)
-                    raise
+            if not found:
+                return set()
+            quoted = ", ".join(f'"{c}"' for c in columns() if c != "experiment")
+            con.execute("BEGIN TRANSACTION")  # all or none: a copy costs no run
+            try:
+                con.executemany(
+                    f'INSERT OR REPLACE INTO runs ("experiment", {quoted}) '
+                    f"SELECT ?, {quoted} FROM runs WHERE experiment = ? AND run_id = ?",
+                    [[experiment, source, run_id] for run_id, source in found.items()],
+                )
+                con.execute("COMMIT")
+            except BaseException:
+                _rollback(con)
+                raise
         return set(found)
 
     def write(self, experiment: str, run_id: str, config_json: str, result: Mapping[str, Any]) -> None:

@@ -302,6 +302,7 @@ def sweep(
         stored = {} if force else db.stored_inputs(exp.name, engine_version)
         # a run is reused when this build stored it from the files as they are
         todo = [r for r in exp.runs if stored.get(r.run_id) != digests[r.run_id]]
+        done_before = len(exp.runs) - len(todo)
         # and so is the same run stored for another experiment (a what-if's unchanged runs)
         copied = (
             set()
@@ -311,8 +312,7 @@ def sweep(
         todo = [r for r in todo if r.run_id not in copied]
         outdated = 0 if force else len({r.run_id for r in todo} & db.stored_ids(exp.name))
         by_config: dict[str, RunSpec] = {r.config_json: r for r in todo}
-        done_before = len(exp.runs) - len(todo) - len(copied)
-        with _progress(len(exp.runs), done_before + len(copied), exp.name, quiet) as bar:
+        with _progress(len(exp.runs), len(exp.runs) - len(todo), exp.name, quiet) as bar:
             if len(todo) == 1 and isinstance(backend, LocalPool) and not bar.disable:
                 # One long run: run it here, with progress over its requests.
                 batches = iter([[(todo[0].config_json, _execute_with_progress(todo[0].config_json))]])

@@ -138,9 +138,7 @@ impl CacheOnly {
         if r.size_bytes == 0 {
             return Ok(());
         }
-        let last_byte = r.offset_bytes.checked_add(r.size_bytes - 1).ok_or_else(|| {
-            format!("offset {} + size {} bytes is beyond 2^64 bytes", r.offset_bytes, r.size_bytes)
-        })?;
+        let last_byte = r.last_byte()?;
         let first = r.offset_bytes / self.block_bytes;
         let end = last_byte / self.block_bytes + 1;
         let (mut first_miss, mut miss_end) = (u64::MAX, first);

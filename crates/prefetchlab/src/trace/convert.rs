@@ -119,12 +119,7 @@ fn write_record(w: &mut impl Write, r: &Record, block_bytes: u64) -> std::io::Re
         Op::Write => "write",
     };
     let time_us = r.time_ns / 1000;
-    let last_byte = r.offset_bytes.checked_add(r.size_bytes - 1).ok_or_else(|| {
-        std::io::Error::new(
-            std::io::ErrorKind::InvalidData,
-            format!("offset {} + size {} bytes is beyond 2^64 bytes", r.offset_bytes, r.size_bytes),
-        )
-    })?;
+    let last_byte = r.last_byte().map_err(|msg| std::io::Error::new(std::io::ErrorKind::InvalidData, msg))?;
     let (first, last) = (r.offset_bytes / block_bytes, last_byte / block_bytes);
     for b in first..=last {
         // the bytes of block b within [offset, last_byte]

@@ -68,6 +68,18 @@ pub struct Record {
     pub op: Op,
 }
 
+impl Record {
+    /// Its last byte (its first, for a record of no bytes); a record that
+    /// ends past 2^64 bytes is refused with this message by every reader of
+    /// records (`run`, `trace convert`, `trace stats`).
+    #[inline]
+    pub fn last_byte(&self) -> std::result::Result<u64, String> {
+        self.offset_bytes.checked_add(self.size_bytes.saturating_sub(1)).ok_or_else(|| {
+            format!("offset {} + size {} bytes is beyond 2^64 bytes", self.offset_bytes, self.size_bytes)
+        })
+    }
+}
+
 /// The trace formats a reader exists for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Format {

@@ -96,16 +96,12 @@ pub fn stats(
                 }
             }
             t_prev = r.time_ns;
-            if r.offset_bytes.checked_add(r.size_bytes.saturating_sub(1)).is_none() {
-                // as `run` and `trace convert` refuse it
+            if let Err(msg) = r.last_byte() {
                 let line = super::line_of_record(&mut open_file(path, format, opts)?, records);
                 return Err(crate::error::Error::input(
                     path.display().to_string(),
                     line,
-                    format!(
-                        "record {records}: offset {} + size {} bytes is beyond 2^64 bytes",
-                        r.offset_bytes, r.size_bytes
-                    ),
+                    format!("record {records}: {msg}"),
                 ));
             }
             let end = r.offset_bytes.saturating_add(r.size_bytes);

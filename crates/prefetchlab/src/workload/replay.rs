@@ -23,7 +23,8 @@
 //!   §6.1 has an SPC record's LBA an offset within its ASU), laid one after
 //!   another in the order of their numbers, each as long as the highest
 //!   byte the trace reaches in it rounded up to [`UNIT_ALIGN_BYTES`] — one
-//!   pass over the trace first ([`unit_bases`]). Both modes place them so.
+//!   pass over the trace first ([`unit_bases`]). Timed and cache-only runs
+//!   place them alike.
 //!
 //! Records of zero bytes (a flush, say) move no data and are left out, and
 //! so are writes with `workload.writes = false` (a trace's reads alone).
@@ -312,19 +313,11 @@ impl Replay {
         let frag = &mut self.fragments[f as usize];
         let Some((r, record)) = frag.next()? else { return Ok(()) };
         let shifted = r.time_ns - frag.start_ns;
-        let arrival_ns = if self.speed == 1.0 {
-            shifted
-        } else {
-            // 2^63 as f64 is the first value past the clock (MAX_DURATION_NS,
-            // 2^63 − 1, rounds up to it); any f64 below it is exact in u64
-            let arrival = (shifted as f64 / self.speed).round();
-            if arrival >= MAX_DURATION_NS as f64 && self.open_loop {
-                return Err(self.beyond_the_clock(&r, record, arrival));
-            }
-            arrival as u64
-        };
+        // (a scaled time past u64 saturates, so past the clock too)
+        let arrival_ns =
+            if self.speed == 1.0 { shifted } else { (shifted as f64 / self.speed).round() as u64 };
         if arrival_ns > MAX_DURATION_NS && self.open_loop {
-            return Err(self.beyond_the_clock(&r, record, arrival_ns as f64));
+            return Err(self.beyond_the_clock(&r, record, shifted));
         }
         let next_id = self.streams.len() as u32;
         let stream = *self.streams.entry((f, r.stream)).or_insert(next_id);
@@ -344,11 +337,12 @@ impl Replay {
     /// last instant: refused, as a configuration's durations are, rather
     /// than every later time held at the clock's end (which cut the
     /// latencies of the requests finishing after it short).
-    fn beyond_the_clock(&self, r: &Record, record: u64, arrival: f64) -> Error {
+    fn beyond_the_clock(&self, r: &Record, record: u64, shifted_ns: u64) -> Error {
         let scaled = if self.speed == 1.0 {
             String::new()
         } else {
-            format!(" at workload.speed = {}, {:.3} s,", self.speed, arrival / NS_PER_S as f64)
+            let s = shifted_ns as f64 / self.speed / NS_PER_S as f64;
+            format!(" at workload.speed = {}, {s:.3} s,", self.speed)
         };
         Error::input(
             self.path.clone(),
@@ -431,11 +425,7 @@ mod tests {
     }
 
     fn all(r: &mut Replay) -> Vec<TraceRequest> {
-        let mut out = Vec::new();
-        while let Some(x) = r.next_request().unwrap() {
-            out.push(x);
-        }
-        out
+        all_or_err(r).unwrap()
     }
 
     const TRACE: &str = "0,0,4096,r,0\n5,8,4096,w,1\n0,16,0,r,1.5\n0,16,4096,r,2\n5,24,4096,r,3\n";
