@@ -217,8 +217,10 @@ def test_progress_is_reported_and_can_stop_a_run() -> None:
 def test_report_is_a_dataclass_of_plain_values() -> None:
     r = prefetchlab.simulate(SMALL_TOML)
     assert isinstance(r, Report)
-    text = {k for k, v in r.metrics.items() if not isinstance(v, int | float)}
+    text = {k for k, v in r.metrics.items() if not isinstance(v, int | float | None)}
     assert text == {"block_policy_state", "readahead_policy_state"}
+    # a figure over nothing is None, not 0: this run has no array cache
+    assert r.metrics["array_cache_hit_ratio"] is None and r.metrics["hit_ratio"] is not None
     assert r.policy_state() == {} and r.readahead_state() == {}
     assert r.version == prefetchlab.engine_version
 

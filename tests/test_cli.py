@@ -633,3 +633,27 @@ def test_the_run_header_shows_a_time_limit_with_its_unit(tmp_path: Path) -> None
     assert "stopped at run.duration 5 ns" in proc.stdout
     proc = run_cli("run", config, "--set", 'run.duration="2ms"')
     assert "stopped at run.duration 2 ms" in proc.stdout
+
+
+def test_a_figure_over_nothing_shows_as_a_dash_and_null(tmp_path: Path) -> None:
+    # without readahead nothing is prefetched: no accuracy, "—" in the table and null in JSON,
+    # where 0 would read as every prefetch wasted
+    config = tmp_path / "c.toml"
+    config.write_text(SMALL_TOML)
+    proc = run_cli("run", config, "--set", 'readahead.policy="none"')
+    assert proc.returncode == 0, proc.stderr
+    rows = {line.split("  ")[1].strip(): line for line in proc.stdout.splitlines() if line.startswith("  ")}
+    assert "—" in rows["prefetch accuracy"] and "(nothing to measure)" in rows["prefetch accuracy"]
+    assert "—" not in rows["page-cache hit ratio"] and "—" not in rows["latency mean"]
+    out = json.loads(run_cli("run", config, "--set", 'readahead.policy="none"', "--json").stdout)
+    assert out["metrics"]["prefetch_accuracy"] is None and out["metrics"]["latency_mean_ms"] > 0
+    # O_DIRECT reads meet no page cache: its figures are not shown, the hit ratio is null
+    proc = run_cli("run", config, "--set", "workload.direct=true")
+    names = {line.split("  ")[1].strip() for line in proc.stdout.splitlines() if line.startswith("  ")}
+    assert not names & {"page-cache hit ratio", "readahead windows", "prefetch accuracy"}, names
+    out = json.loads(run_cli("run", config, "--set", "workload.direct=true", "--json").stdout)
+    assert out["metrics"]["hit_ratio"] is None and out["metrics"]["array_cache_hit_ratio"] is None
+    # with an array cache, the first cache they meet, its figures are theirs
+    sets = ("--set", "workload.direct=true", "--set", 'array_cache={size="8MiB", prefetch="obl"}')
+    m = json.loads(run_cli("run", config, *sets, "--json").stdout)["metrics"]
+    assert m["hit_ratio"] == m["array_cache_hit_ratio"] is not None and m["prefetch_accuracy"] is not None

@@ -82,6 +82,10 @@ def test_the_step_model_gains_about_6_percent_at_small_x_cache_and_nothing_past_
         (["--max-bw", "0", "--x-cache", "0"], ("--max-bw", "at least 1")),
         (["--max-bw", "-1", "--x-cache", "1"], ("--max-bw", "whole number")),
         (["--max-bw", "5", "--x-cache", "2", "--t-unit", "3furlongs"], ("--t-unit", "3furlongs")),
+        # a negative duration after a space reaches the option's own check (not argparse's
+        # "expected one argument")
+        (["--max-bw", "5", "--x-cache", "2", "--t-unit", "-1s"], ("--t-unit", "-1s", ">= 0")),
+        (["--max-bw", "5", "--x-cache", "2", "--t-hdd-net", "-.5"], ("--t-hdd-net", "-.5")),
         (["--max-bw", "5", "--x-cache", "2", "--t-ss-net", "0"], ("--t-ss-net", "more than 0 s")),
         (["--max-bw", "5", "--x-cache", "2", "--blocks", "4000000000"], ("--blocks", "at most 10000000")),
     ],

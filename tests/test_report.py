@@ -79,8 +79,25 @@ def test_a_claim_whose_side_divides_by_zero_is_shown_undefined() -> None:
     assert outcome.left == float("inf") and not outcome.holds
     r = ClaimResult("e", Claim("x", "2 / (1 - 1) > 1", None, None, {}, check), outcome, 0)
     assert _status(r) == ("fails", "does not hold (undefined)")
-    assert _ours(r).startswith("undefined") and "divides by zero" in _ours(r)
+    assert _ours(r).startswith("undefined") and "division by zero" in _ours(r)
     assert r.to_json()["ours"] is None and r.to_json()["holds"] is False
+
+
+def test_a_claim_over_a_metric_measured_over_nothing_does_not_hold() -> None:
+    """A metric that is None (a run that prefetched nothing has no prefetch accuracy) is no
+    number: a claim over it, alone or in an aggregate, in any order, is undefined, not 0."""
+    from prefetchlab.claims import Term, evaluate, parse_check
+
+    for order in (["a", "b"], ["b", "a"]):
+        check = parse_check("max(prefetch_accuracy) >= 0.5")
+        term = check.terms()[0]
+        assert isinstance(term, Term)
+        term.run_ids = order
+        outcome = evaluate(check, {"a": {"prefetch_accuracy": None}, "b": {"prefetch_accuracy": 0.9}})
+        assert not outcome.holds and not outcome.defined, order
+    check = parse_check("prefetch_accuracy < 2")
+    check.terms()[0].run_ids = ["a"]
+    assert not evaluate(check, {"a": {"prefetch_accuracy": None}}).holds
 
 
 def _browser() -> tuple[str, str]:

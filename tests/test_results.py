@@ -228,6 +228,25 @@ def test_plot_writes_png_and_svg(tmp_path: Path) -> None:
     assert text.count("array.disks = ") >= 2 and "readahead.max = 512KiB" in text
 
 
+def test_plot_draws_a_group_as_reproduce_names_it(tmp_path: Path) -> None:
+    # `plot g` draws every experiments/g-*.toml, as `reproduce g` runs them
+    (tmp_path / "experiments").mkdir()
+    for part in ("one", "two"):
+        write(tmp_path / "experiments", f"g-{part}.toml", demo_like(name=f"g-{part}", streams="[1, 2]"))
+    for part in ("one", "two"):
+        assert cli("sweep", f"experiments/g-{part}.toml", cwd=tmp_path).returncode == 0
+    r = cli("plot", "g", "--out", "plots", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert [Path(p).name for p in r.stdout.split()] == [
+        "g-one-bw.png",
+        "g-one-bw.svg",
+        "g-two-bw.png",
+        "g-two-bw.svg",
+    ]
+    missing = cli("plot", "nothing", cwd=tmp_path)
+    assert missing.returncode == 2 and "nor a group" in missing.stderr
+
+
 def test_the_documented_example_loads(tmp_path: Path) -> None:
     readme = (Path(__file__).resolve().parents[1] / "experiments" / "README.md").read_text()
     example = readme.split("```toml\n", 1)[1].split("```", 1)[0]

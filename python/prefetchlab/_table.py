@@ -151,8 +151,11 @@ _PAGE_CACHE_KEYS = frozenset(
 COMPACT_LIMIT = 8
 
 
-def fmt_number(value: float | int) -> str:
-    """A number with about four significant digits, integers exact, thousands unseparated."""
+def fmt_number(value: float | int | None) -> str:
+    """A number with about four significant digits, integers exact, thousands unseparated; "—"
+    for None (a mean or ratio over nothing: no request, nothing prefetched)."""
+    if value is None:
+        return "—"
     if isinstance(value, bool):
         return str(value).lower()
     if isinstance(value, int):
@@ -414,13 +417,16 @@ def summary_table(report: Report) -> str:
     has_array_cache = bool(report.config.get("array_cache", {}).get("size", 0))
     has_writes = bool(report.metrics.get("writes"))
     topology = bool(report.config.get("topology", {}).get("nodes"))
+    cache_only = report.config.get("run", {}).get("mode") == "cache-only"
+    # a block trace (recorded below a page cache) and O_DIRECT reads meet the array cache first
+    array_first = _is_trace(report.config) or bool(report.config.get("workload", {}).get("direct"))
     rows: list[list[str]] = []
     shown: set[str] = set()
     for key, label, unit, scale in SUMMARY_ROWS:
         shown.add(key)
         value = report.metrics.get(key)
-        if value is None:  # not measured by this run's mode (cache-only: no clock, no disks)
-            continue
+        if value is None and (cache_only or key not in report.metrics):
+            continue  # not measured by this run's mode (cache-only: no clock, no disks)
         if topology != (key in _TOPOLOGY_KEYS) and (
             topology or key in ("elapsed_s", "stall_s", "ssd_hits", "hdd_reads")
         ):
@@ -436,15 +442,18 @@ def summary_table(report: Report) -> str:
             continue
         if key in ("activated_pages", "deactivated_pages") and report.config["host"].get("reclaim") == "lru":
             continue  # one list: nothing to move between lists
-        if key in _PAGE_CACHE_KEYS and _is_trace(report.config):
-            if key != "prefetch_accuracy" or not has_array_cache:  # a trace's is the array cache's
+        if key in _PAGE_CACHE_KEYS and array_first:
+            if key != "prefetch_accuracy" or not has_array_cache:  # then it is the array cache's
                 continue
         if key == "hit_ratio":
-            label = "array-cache hit ratio" if _is_trace(report.config) else "page-cache hit ratio"
-            if _is_trace(report.config):
+            label = "page-cache hit ratio"
+            if array_first:
                 continue  # the same figure as array_cache_hit_ratio
         if binned and key in ("latency_p50_ms", "latency_p95_ms", "latency_p99_ms"):
             unit = "ms (to 0.1 %: over 2^24 requests)"
+        if value is None:  # a mean or ratio over nothing (nothing prefetched, no request timed)
+            rows.append([label, fmt_number(None), "(nothing to measure)"])
+            continue
         rows.append([label, fmt_number(value * scale if scale != 1.0 else value), unit])
     # the figures a policy keeps in its state (JSON text), those it has
     states = [("readahead_policy_state", _READAHEAD_STATE)]
@@ -477,8 +486,9 @@ def _compact(
     hi = max(items, key=lambda i: i[by])
     mean: dict[str, Any] = {}
     for key, value in items[0].items():
-        if isinstance(value, int | float) and not isinstance(value, bool):
-            mean[key] = math.fsum(float(i[key]) for i in items) / len(items)
+        if value is None or (isinstance(value, int | float) and not isinstance(value, bool)):
+            xs = [float(i[key]) for i in items if i[key] is not None]  # None: a mean over nothing
+            mean[key] = math.fsum(xs) / len(xs) if xs else None
     rows = [cells(lo), cells(hi), cells(mean)]
     rows[2][0] = "mean"
     note = f"  ({len(items)} {what}: lowest and highest {by}, and the mean; --json lists all)"

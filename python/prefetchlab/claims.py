@@ -288,13 +288,16 @@ def _shown(v: Wanted) -> str:
     return "|".join(str(x) for x in v) if isinstance(v, tuple) else str(v)
 
 
-def _eval(node: Node, values: Mapping[str, Mapping[str, float]]) -> float:
+def _eval(node: Node, values: Mapping[str, Mapping[str, float | None]]) -> float:
     if isinstance(node, Num):
         return node.value
     if isinstance(node, Neg):
         return -_eval(node.operand, values)
     if isinstance(node, Term):
-        xs = [float(values[r][node.metric]) for r in node.run_ids]
+        # a metric over nothing (None: nothing prefetched, no request timed) is no number
+        xs = [float("nan") if (v := values[r][node.metric]) is None else float(v) for r in node.run_ids]
+        if any(math.isnan(x) for x in xs):
+            return float("nan")  # min() and max() would depend on the order
         if node.agg == "min":
             return min(xs)
         if node.agg == "max":
@@ -352,11 +355,11 @@ class Outcome:
         return _both_finite(self.left, self.right)
 
 
-def evaluate(check: Check, values: Mapping[str, Mapping[str, float]]) -> Outcome:
+def evaluate(check: Check, values: Mapping[str, Mapping[str, float | None]]) -> Outcome:
     """Evaluates a bound check over ``values[run_id][metric]``; every run must be present.
 
-    A side that is not a finite number (a division by zero) is no evidence: the claim does not
-    hold."""
+    A side that is not a finite number (a division by zero, or a metric that is None because
+    the run had nothing to measure it over) is no evidence: the claim does not hold."""
     left, right = _eval(check.left, values), _eval(check.right, values)
     holds = (
         _both_finite(left, right)

@@ -15,6 +15,7 @@ import argparse
 import json
 import math
 import os
+import re
 import signal
 import sys
 import time
@@ -493,7 +494,7 @@ def _interface_row(f: Any) -> list[str]:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``prefetchlab`` console script; returns the exit code."""
     try:
-        args = _build_parser().parse_args(argv)
+        args = _build_parser().parse_args(_negative_values_joined(sys.argv[1:] if argv is None else argv))
         if hasattr(args, "func"):  # the subcommands of experiments_cli
             return int(args.func(args))
         if args.command == "run":
@@ -515,6 +516,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _stopped()
         _error(f"internal error (please report): {type(e).__name__}: {e}")
     return EXIT_USAGE
+
+
+def _negative_values_joined(argv: Sequence[str]) -> list[str]:
+    """``--opt -1s`` as ``--opt=-1s``: argparse takes a token starting with ``-`` for an option
+    unless it is a plain number, so a negative duration would be refused as "expected one
+    argument" instead of by the option's own check, which says what it wants."""
+    out: list[str] = []
+    for arg in argv:
+        if out and out[-1].startswith("--") and "=" not in out[-1] and re.match(r"-\.?\d", arg):
+            out[-1] += "=" + arg
+        else:
+            out.append(arg)
+    return out
 
 
 def _error(message: str) -> None:

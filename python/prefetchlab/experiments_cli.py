@@ -281,13 +281,18 @@ def cmd_plot(args: argparse.Namespace) -> int:
     from prefetchlab.plot import draw
     from prefetchlab.results import ResultsDB
 
-    exp = load_experiment(find_experiment(args.experiment), args.sets, args.variant)
-    if not exp.figures:
-        raise ExperimentError(f"{exp.path}: no [[figure]] to draw")
-    rows = ResultsDB(_db(args, exp)).rows(exp.name)
-    for d in draw(exp, rows, _out_dir(args.out, "--out")):
-        print(d.png)
-        print(d.svg)
+    # every file checked before any is drawn, as reproduce does
+    paths = [p for n in args.experiments for p in find_experiments(n)]
+    experiments = [load_experiment(p, args.sets, args.variant) for p in paths]
+    for exp in experiments:
+        if not exp.figures and len(paths) == 1:
+            raise ExperimentError(f"{exp.path}: no [[figure]] to draw")
+    out = _out_dir(args.out, "--out")
+    for exp in experiments:
+        rows = ResultsDB(_db(args, exp)).rows(exp.name)
+        for d in draw(exp, rows, out):
+            print(d.png)
+            print(d.svg)
     return 0
 
 
@@ -406,7 +411,12 @@ def register(subparsers: Any) -> None:
     s.set_defaults(func=cmd_show)
 
     pl = subparsers.add_parser("plot", help="draw an experiment's figures (PNG and SVG)")
-    pl.add_argument("experiment", metavar="EXPERIMENT")
+    pl.add_argument(
+        "experiments",
+        nargs="+",
+        metavar="NAME",
+        help="experiments (a file, or experiments/NAME.toml), or groups NAME-*.toml such as tc09",
+    )
     pl.add_argument("--db", metavar="FILE")
     pl.add_argument("--out", metavar="DIR", default="plots", help="output directory (default: plots)")
     _variant_args(pl)

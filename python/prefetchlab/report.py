@@ -62,7 +62,8 @@ def _ours(r: ClaimResult) -> str:
     if o is None:
         return f"({r.missing_runs} run(s) not stored)"
     if not o.defined:
-        return f"undefined <small>(a side divides by zero: {_fmt(o.left)} vs {_fmt(o.right)})</small>"
+        why = "a side is no number — a division by zero, or a metric over nothing"
+        return f"undefined <small>({why}: {_fmt(o.left)} vs {_fmt(o.right)})</small>"
     if o.ours_kind == "ratio":
         return f"{o.ours:.3g}× <small>({_fmt(o.left)} vs {_fmt(o.right)})</small>"
     return f"{_fmt(o.ours)} <small>(vs {_fmt(o.right)})</small>"

@@ -36,7 +36,7 @@ use crate::config::BlockPrefetchPolicy;
 use crate::config::{Config, RunMode};
 use crate::engine::Progress;
 use crate::error::{Error, Result};
-use crate::metrics::{Metrics, Report};
+use crate::metrics::{ratio_of, Metrics, Report};
 use crate::policy::block::{self as block_policy, BlockAccess, BlockContext, BlockPrefetch};
 use crate::trace::{line_of_record, Op, Record};
 use crate::workload::replay::{open_placed, open_trace, unit_bases};
@@ -211,7 +211,6 @@ impl CacheOnly {
     pub fn report(&self, cfg: &Config, wall_s: f64) -> Report {
         let s = self.cache.stats;
         let accesses = s.hits + s.misses;
-        let ratio = |a: u64, b: u64| if b == 0 { 0.0 } else { a as f64 / b as f64 };
         let metrics = Metrics {
             app_requests: self.records,
             writes: self.writes,
@@ -219,14 +218,14 @@ impl CacheOnly {
             bytes_written: self.bytes_written,
             hits: s.hits,
             misses: s.misses,
-            hit_ratio: ratio(s.hits, accesses),
-            array_cache_hit_ratio: ratio(s.hits, accesses),
+            hit_ratio: ratio_of(s.hits as f64, accesses as f64),
+            array_cache_hit_ratio: ratio_of(s.hits as f64, accesses as f64),
             prefetched_blocks: s.prefetched,
             prefetch_used_blocks: s.prefetch_used,
             wasted_blocks: s.wasted,
             block_policy_state: self.policy.state_json().to_string(),
             readahead_policy_state: "{}".into(),
-            prefetch_accuracy: ratio(s.prefetch_used, s.prefetched),
+            prefetch_accuracy: ratio_of(s.prefetch_used as f64, s.prefetched as f64),
             wall_time_s: wall_s,
             requests_per_wall_s: if wall_s > 0.0 { self.records as f64 / wall_s } else { 0.0 },
             ..Metrics::default()

@@ -50,7 +50,7 @@ use crate::config::{
 use crate::device::{hdd::Hdd, ssd::Ssd, AnyDevice, Device, DiskRequest};
 use crate::error::{Error, Result};
 use crate::fs::FileSystem;
-use crate::metrics::{self, DiskMetrics, IoEvent, IoLog, IoRow, Metrics, Report, StreamMetrics};
+use crate::metrics::{self, ratio_of, DiskMetrics, IoEvent, IoLog, IoRow, Metrics, Report, StreamMetrics};
 use crate::policy::block::{self as block_policy, BlockPrefetch};
 use crate::policy::informed::Tip;
 use crate::policy::readahead::{
@@ -1449,8 +1449,11 @@ impl Engine {
         let [p50, p95, p99] = lat.quantiles([0.50, 0.95, 0.99]);
         let ms = |ns: u64| ns as f64 / NS_PER_MS as f64;
         let mean_lat = lat.mean_ns();
+        let timed = lat.count() > 0;
         let cs = self.cache.stats;
         let acs = self.array_cache.as_ref().map(|a| a.stats);
+        let array_first =
+            t.is_some() || (!self.streams.is_empty() && self.streams.iter().all(|s| s.gen.spec.direct));
         let disks: Vec<DiskMetrics> = self
             .block
             .queues
@@ -1462,9 +1465,9 @@ impl Engine {
                 requests: q.stats.dispatched,
                 sectors: q.stats.sectors,
                 utilization: (a.busy_ns as f64 / sim_ns as f64).min(1.0),
-                mean_seek_distance_cyl: ratio(a.seek_cyl as f64, q.stats.dispatched as f64),
+                mean_seek_distance_cyl: ratio_of(a.seek_cyl as f64, q.stats.dispatched as f64),
                 cache_hits: a.cache_hits,
-                mean_queue_wait_ms: ratio(ms(q.stats.queue_wait_ns), q.stats.dispatched as f64),
+                mean_queue_wait_ms: ratio_of(ms(q.stats.queue_wait_ns), q.stats.dispatched as f64),
             })
             .collect();
         let disk_requests: u64 = disks.iter().map(|d| d.requests).sum();
@@ -1482,24 +1485,24 @@ impl Engine {
             rcw_stripes: self.rcw_rows,
             full_stripe_rows: self.full_rows,
             writeback_blocks: t.map_or(0, |t| t.writeback_blocks),
-            latency_mean_ms: mean_lat / NS_PER_MS as f64,
-            latency_p50_ms: ms(p50),
-            latency_p95_ms: ms(p95),
-            latency_p99_ms: ms(p99),
-            latency_max_ms: ms(lat.max_ns()),
+            latency_mean_ms: timed.then(|| mean_lat / NS_PER_MS as f64),
+            latency_p50_ms: timed.then(|| ms(p50)),
+            latency_p95_ms: timed.then(|| ms(p95)),
+            latency_p99_ms: timed.then(|| ms(p99)),
+            latency_max_ms: timed.then(|| ms(lat.max_ns())),
             latency_samples: lat.count(),
-            // a trace meets the array cache first (see Metrics)
-            hit_ratio: match (t, acs) {
-                (Some(_), Some(a)) => ratio(a.hits as f64, (a.hits + a.misses) as f64),
-                (Some(_), None) => 0.0,
-                _ => ratio(cs.hits as f64, (cs.hits + cs.misses) as f64),
+            // a trace, and O_DIRECT reads, meet the array cache first (see Metrics)
+            hit_ratio: match (array_first, acs) {
+                (true, Some(a)) => ratio_of(a.hits as f64, (a.hits + a.misses) as f64),
+                (true, None) => None,
+                _ => ratio_of(cs.hits as f64, (cs.hits + cs.misses) as f64),
             },
             prefetched_pages: cs.prefetched,
             prefetch_used_pages: cs.prefetch_used,
-            prefetch_accuracy: match (t, acs) {
-                (Some(_), Some(a)) => ratio(a.prefetch_used as f64, a.prefetched as f64),
-                (Some(_), None) => 0.0,
-                _ => ratio(cs.prefetch_used as f64, cs.prefetched as f64),
+            prefetch_accuracy: match (array_first, acs) {
+                (true, Some(a)) => ratio_of(a.prefetch_used as f64, a.prefetched as f64),
+                (true, None) => None,
+                _ => ratio_of(cs.prefetch_used as f64, cs.prefetched as f64),
             },
             wasted_prefetch_pages: cs.wasted,
             readahead_windows: self.readahead_windows,
@@ -1507,11 +1510,11 @@ impl Engine {
             disk_requests,
             request_splits: self.request_splits,
             disk_sectors,
-            mean_disk_request_kib: ratio(disk_sectors as f64 * 0.5, disk_requests as f64),
+            mean_disk_request_kib: ratio_of(disk_sectors as f64 * 0.5, disk_requests as f64),
             disk_utilization: ratio(disks.iter().map(|d| d.utilization).sum(), disks.len() as f64),
-            mean_seek_distance_cyl: ratio(seek_total as f64, disk_requests as f64),
+            mean_seek_distance_cyl: ratio_of(seek_total as f64, disk_requests as f64),
             drive_cache_hits: self.disk_acc.iter().map(|a| a.cache_hits).sum(),
-            array_cache_hit_ratio: acs.map_or(0.0, |a| ratio(a.hits as f64, (a.hits + a.misses) as f64)),
+            array_cache_hit_ratio: acs.and_then(|a| ratio_of(a.hits as f64, (a.hits + a.misses) as f64)),
             hits: acs.map_or(0, |a| a.hits),
             misses: acs.map_or(0, |a| a.misses),
             prefetched_blocks: acs.map_or(0, |a| a.prefetched),
@@ -1550,7 +1553,7 @@ impl Engine {
                     requests: s.requests,
                     bytes_read: s.bytes,
                     bandwidth_mb_s: s.bytes as f64 / 1e6 / t,
-                    latency_mean_ms: ratio(s.latency_sum_ns as f64 / NS_PER_MS as f64, s.requests as f64),
+                    latency_mean_ms: ratio_of(s.latency_sum_ns as f64 / NS_PER_MS as f64, s.requests as f64),
                     finish_time_s: s.finish_ns as f64 / NS_PER_S as f64,
                 }
             })
@@ -1561,7 +1564,7 @@ impl Engine {
                     requests: s.requests,
                     bytes_read: s.bytes_read,
                     bandwidth_mb_s: s.bytes_read as f64 / 1e6 / secs,
-                    latency_mean_ms: ratio(s.latency_sum_ns as f64 / NS_PER_MS as f64, s.requests as f64),
+                    latency_mean_ms: ratio_of(s.latency_sum_ns as f64 / NS_PER_MS as f64, s.requests as f64),
                     finish_time_s: s.finish_ns as f64 / NS_PER_S as f64,
                 }
             }))

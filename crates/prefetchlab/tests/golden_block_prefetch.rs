@@ -87,7 +87,7 @@ fn obl_does_nothing_on_an_isolated_miss_and_one_block_on_a_sequential_one() {
         let m = &r.metrics;
         assert_eq!((m.hits, m.misses, m.prefetched_blocks, m.prefetch_used_blocks), (1, 3, 1, 1));
         // a trace meets the array cache first: its accuracy is the array cache's
-        assert_eq!(m.prefetch_accuracy, 1.0);
+        assert_eq!(m.prefetch_accuracy, Some(1.0));
     }
 }
 

@@ -158,7 +158,7 @@ fn write_back_absorbs_rewrites_and_writes_back_in_batches() {
     let wt = run_cached(same.clone(), false);
     assert_eq!((disk_writes(&wt), wt.metrics.rmw_stripes), (100, 50));
     let wb = run_cached(same, true);
-    assert_eq!((disk_writes(&wb), wb.metrics.writeback_blocks, wb.metrics.latency_max_ms), (0, 0, 0.0));
+    assert_eq!((disk_writes(&wb), wb.metrics.writeback_blocks, wb.metrics.latency_max_ms), (0, 0, Some(0.0)));
     assert_eq!(wb.metrics.writes, 50);
     // 24 consecutive blocks: the 21st dirty block passes the limit (20); the 11 dirty longest
     // (blocks 0–10, down to half the limit) go out as one run — 2 full rows of 4 blocks and a

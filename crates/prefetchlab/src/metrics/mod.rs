@@ -8,8 +8,9 @@
 //! * `hit_ratio`, `prefetch_accuracy` — of the first cache the workload
 //!   meets: the page cache for a file workload (pages found uptodate / pages
 //!   read; prefetched pages later read / prefetched pages), the array cache
-//!   for a block trace, which was recorded below a page cache (blocks hit /
-//!   blocks accessed; prefetched blocks later accessed / prefetched blocks).
+//!   for a block trace, which was recorded below a page cache, and for
+//!   O_DIRECT readers, which bypass it (blocks hit / blocks accessed;
+//!   prefetched blocks later accessed / prefetched blocks).
 //! * `hits`, `misses`, `prefetched_blocks`, `prefetch_used_blocks`,
 //!   `wasted_blocks` — the array cache's, in its blocks (`array_cache.block`);
 //!   0 without an array cache.
@@ -18,6 +19,13 @@
 //! * `request_splits` — extra disk requests made by splitting logical
 //!   requests at strip boundaries (a request over 3 strips adds 2).
 //! * `disk_utilization` — mean over disks of busy time / simulated time.
+//!
+//! A figure that is a mean or a ratio over nothing — `prefetch_accuracy` of
+//! a run that prefetched nothing, a hit ratio with no access, the latencies
+//! with no timed request, a mean disk request or seek with no disk request —
+//! is `None`, `null` in JSON and NULL in a results table: undefined, not 0
+//! (an accuracy of 0 would say every prefetch was wasted). [`ratio_of`]
+//! gives it.
 
 pub mod iolog;
 
@@ -46,32 +54,32 @@ pub struct Metrics {
     /// Write-back: array-cache blocks written to the disks after the
     /// writes that dirtied them completed (evicted, or beyond the dirty limit).
     pub writeback_blocks: u64,
-    pub latency_mean_ms: f64,
-    pub latency_p50_ms: f64,
-    pub latency_p95_ms: f64,
-    pub latency_p99_ms: f64,
-    pub latency_max_ms: f64,
+    pub latency_mean_ms: Option<f64>,
+    pub latency_p50_ms: Option<f64>,
+    pub latency_p95_ms: Option<f64>,
+    pub latency_p99_ms: Option<f64>,
+    pub latency_max_ms: Option<f64>,
     /// Requests with a latency (every application request but a
     /// webserver's buffered log appends): past [`EXACT_LATENCIES`] the
     /// percentiles are bucket floors.
     pub latency_samples: u64,
-    pub hit_ratio: f64,
+    pub hit_ratio: Option<f64>,
     pub prefetched_pages: u64,
     pub prefetch_used_pages: u64,
-    pub prefetch_accuracy: f64,
+    pub prefetch_accuracy: Option<f64>,
     pub wasted_prefetch_pages: u64,
     pub readahead_windows: u64,
     pub block_requests: u64,
     pub disk_requests: u64,
     pub request_splits: u64,
     pub disk_sectors: u64,
-    pub mean_disk_request_kib: f64,
+    pub mean_disk_request_kib: Option<f64>,
     pub disk_utilization: f64,
-    pub mean_seek_distance_cyl: f64,
+    pub mean_seek_distance_cyl: Option<f64>,
     pub drive_cache_hits: u64,
     pub hits: u64,
     pub misses: u64,
-    pub array_cache_hit_ratio: f64,
+    pub array_cache_hit_ratio: Option<f64>,
     pub prefetched_blocks: u64,
     pub prefetch_used_blocks: u64,
     pub wasted_blocks: u64,
@@ -150,6 +158,11 @@ impl Metrics {
     ];
 }
 
+/// `a / b`, or `None` when `b` is not positive (a ratio or mean over nothing).
+pub fn ratio_of(a: f64, b: f64) -> Option<f64> {
+    (b > 0.0).then(|| a / b)
+}
+
 /// Per stream (reader).
 #[derive(Debug, Clone, Serialize, Default, PartialEq)]
 pub struct StreamMetrics {
@@ -157,7 +170,8 @@ pub struct StreamMetrics {
     pub requests: u64,
     pub bytes_read: u64,
     pub bandwidth_mb_s: f64,
-    pub latency_mean_ms: f64,
+    /// `None` (null) for a stream that completed no request.
+    pub latency_mean_ms: Option<f64>,
     pub finish_time_s: f64,
 }
 
@@ -168,9 +182,10 @@ pub struct DiskMetrics {
     pub requests: u64,
     pub sectors: u64,
     pub utilization: f64,
-    pub mean_seek_distance_cyl: f64,
+    /// `None` (null), as the queue wait, for a disk that served no request.
+    pub mean_seek_distance_cyl: Option<f64>,
     pub cache_hits: u64,
-    pub mean_queue_wait_ms: f64,
+    pub mean_queue_wait_ms: Option<f64>,
 }
 
 /// Everything a run produces.
@@ -365,6 +380,12 @@ pub fn quantile_sorted(sorted: &[u64], q: f64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_ratio_over_nothing_is_none() {
+        assert_eq!(ratio_of(3.0, 4.0), Some(0.75));
+        assert_eq!((ratio_of(0.0, 0.0), ratio_of(1.0, 0.0)), (None, None));
+    }
 
     #[test]
     fn nearest_rank_quantiles() {

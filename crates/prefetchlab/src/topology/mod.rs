@@ -85,7 +85,7 @@ use crate::device::hdd::Hdd;
 use crate::device::{Device, DiskRequest};
 use crate::engine::Progress;
 use crate::error::{Error, Result};
-use crate::metrics::{Metrics, Report};
+use crate::metrics::{ratio_of, Metrics, Report};
 use crate::policy::informed::ipods::{self, Access, Copy, Params, Plan, Source, Timeline};
 use crate::policy::informed::tip::LruEstimator;
 use crate::sim::{EventQueue, Rng, TimeNs};
@@ -989,8 +989,8 @@ impl Topology {
             bytes_read: bytes,
             bytes_written: self.writes * self.block_bytes,
             write_bandwidth_mb_s: ratio((self.writes * self.block_bytes) as f64 / 1e6, secs),
-            hit_ratio: ratio(present as f64, reads as f64),
-            latency_mean_ms: ratio(stall_ns as f64 / 1e6, reads as f64),
+            hit_ratio: ratio_of(present as f64, reads as f64),
+            latency_mean_ms: ratio_of(stall_ns as f64 / 1e6, reads as f64),
             latency_samples: reads,
             disk_requests: self.ssd_hits + self.hdd_reads + 2 * self.copies + self.writes,
             disk_utilization: ratio(s(busy), secs * 2.0 * self.nodes.len() as f64),
