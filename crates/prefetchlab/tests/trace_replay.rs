@@ -106,7 +106,12 @@ fn a_record_beyond_the_array_is_named_by_its_line() {
     c.run.mode = RunMode::CacheOnly;
     c.workload.fragments = 1;
     let e = prefetchlab::simulate(&c).expect_err("refused").to_string();
-    assert!(e.contains("far.spc:4: record 3:") && e.contains("beyond 2^64"), "{e}");
+    assert!(e.contains("far.spc:4:") && e.contains("beyond 2^64"), "{e}");
+    // the reader takes it for a bad record: skip_bad passes over it, counted
+    c.workload.skip_bad = 1;
+    let r = prefetchlab::simulate(&c).unwrap();
+    assert_eq!((r.metrics.app_requests, r.metrics.trace_records_skipped), (1, 1));
+    // the write is not replayed
 }
 
 /// A one-stream sequential trace of 4 KiB reads (SPC, 1 ms apart) of `n` blocks, written to a

@@ -192,11 +192,13 @@ mod tests {
         );
         let e = stats(&path, None, &ReadOptions::default(), 4096, &mut |_, _| true).unwrap_err().to_string();
         assert!(
-            e.ends_with(
-                "big.spc:4: record 3: offset 18446744073709551104 + size 4096 bytes is beyond 2^64 bytes"
-            ),
+            e.ends_with("big.spc:4: offset 18446744073709551104 + size 4096 bytes is beyond 2^64 bytes"),
             "{e}"
         );
+        // a bad record like any other: skipped within workload.skip_bad, with its line
+        let one = ReadOptions { skip_bad: 1, ..ReadOptions::default() };
+        let s = stats(&path, None, &one, 4096, &mut |_, _| true).unwrap();
+        assert_eq!((s.records, s.skipped_records, s.first_skipped_line), (2, 1, 4));
     }
 
     #[test]
