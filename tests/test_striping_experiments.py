@@ -61,7 +61,7 @@ def test_every_figure_file_binds_its_claims(group: str) -> None:
 
 def test_tc09_fig8_labels_name_their_schemes() -> None:
     exp = load_experiment(Path("experiments/tc09-fig8.toml"))
-    assert len(exp.runs) == 4 * 2 * 2 * 7
+    assert len(exp.runs) == 4 * 2 * 2 * 7 * 5  # five seeds
     schemes = {
         (r.flat["run.label"], r.flat["readahead.policy"], r.flat["array_cache.prefetch"]) for r in exp.runs
     }
@@ -84,6 +84,7 @@ def _short(exp_path: str, label: str, streams: int, file_size: int) -> dict[str,
         and r.flat["workload.streams"] == streams
         and r.flat.get("array.strip") == 128 << 10
         and r.flat.get("readahead.max") == 128 << 10
+        and r.flat.get("run.seed", 1) == 1
     )
     cfg = json.loads(run.config_json)
     cfg["workload"]["file_size"] = file_size
