@@ -186,3 +186,57 @@ def test_report_renders_with_figures_and_claim_tables(
     summary = browser.find_element(By.CSS_SELECTOR, "table.summary").text
     held = sum(c["holds"] for c in out["claims"])
     assert f"3 {held} {3 - held}" in summary.replace("\n", " ")
+
+
+SEEDED = """
+[experiment]
+name = "seeded"
+title = "Two windows over three seeds"
+
+[readahead]
+max = ["128KiB", "512KiB"]
+
+[workload]
+streams = 2
+file_size = "1MiB"
+
+[run]
+seed = [1, 2, 3]
+
+[[claim]]
+text = "The larger window reads more (a bare term: the mean over the seeds)"
+check = "bandwidth_mb_s[readahead.max=512KiB] > bandwidth_mb_s[readahead.max=128KiB]"
+
+[[claim]]
+text = "The best window is the larger one (max over configurations, each the mean of its seeds)"
+check = "bandwidth_mb_s[readahead.max=512KiB] >= max(bandwidth_mb_s)"
+"""
+
+
+def test_a_claim_takes_the_mean_over_seeds_of_each_configuration(tmp_path: Path) -> None:
+    """Runs that differ only in ``run.seed`` are replicates: a bare term over them is their mean
+    (not an error), and min()/max() range over configurations, each the mean of its seeds —
+    so a claim does not rest on one lucky seed."""
+    from prefetchlab.claims import evaluate
+    from prefetchlab.experiment import load_experiment
+
+    path = tmp_path / "seeded.toml"
+    path.write_text(SEEDED)
+    exp = load_experiment(path)
+    assert len(exp.runs) == 6
+    bare, best = (c.check for c in exp.claims)
+    assert [len(t.groups) for t in bare.terms()] == [1, 1] and len(bare.terms()[0].run_ids) == 3
+    assert len(best.terms()[1].groups) == 2
+    big = [r.run_id for r in exp.runs if r.flat["readahead.max"] == 512 << 10]
+    small = [r.run_id for r in exp.runs if r.flat["readahead.max"] == 128 << 10]
+    # the larger window wins on two seeds of three, loses badly on one: the means decide
+    values: dict[str, dict[str, float | None]] = {}
+    for rid, bw in zip(big, (110.0, 110.0, 10.0), strict=True):
+        values[rid] = {"bandwidth_mb_s": bw}
+    for rid, bw in zip(small, (100.0, 100.0, 100.0), strict=True):
+        values[rid] = {"bandwidth_mb_s": bw}
+    one = evaluate(bare, values)
+    assert one.left == pytest.approx(230 / 3) and one.right == pytest.approx(100.0) and not one.holds
+    assert not evaluate(best, values).holds  # max over the two means is 100, not one run's 110
+    values[big[2]] = {"bandwidth_mb_s": 120.0}
+    assert evaluate(bare, values).holds and evaluate(best, values).holds

@@ -18,7 +18,7 @@ def test_fast07_sweeps_eleven_schemes_and_amp_any_over_the_stream_counts(traces:
     exp = load_experiment(REPO / "experiments" / "fast07.toml")
     labels = {r.flat["run.label"] for r in exp.runs}
     assert len(labels) == 12 and {"AMP", "AMP_any", "FA_256/127", "none", "OBL"} <= labels
-    assert len(exp.runs) == 12 * 7
+    assert len(exp.runs) == 12 * 7 * 5  # five seeds
     model = Path(exp.runs[0].flat["disk.model"])
     assert model.is_absolute() and model.name == "atlas10k.parv" and model.is_file()
     # the paper's Ultra160 interface in place of the measuring rig's 0.099 ms per sector

@@ -63,6 +63,9 @@ class Term:
     agg: str | None = None
     #: The runs the term covers, filled in by :func:`bind`.
     run_ids: list[str] = field(default_factory=list)
+    #: Those runs by configuration: runs that differ only in ``run.seed`` (replicates) are one
+    #: group, whose value is their mean; filled in by :func:`bind` (empty: each run alone).
+    groups: list[list[str]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -260,13 +263,23 @@ def unknown_metric(name: str, metrics: list[str]) -> str:
 
 
 Selector = Callable[[dict[str, Wanted]], list[str]]
+#: Run ids into groups of replicates (the same configuration but for ``run.seed``), in order.
+Grouper = Callable[[list[str]], list[list[str]]]
 
 
-def bind(check: Check, where: Mapping[str, Scalar], metrics: list[str], select: Selector) -> None:
+def bind(
+    check: Check,
+    where: Mapping[str, Scalar],
+    metrics: list[str],
+    select: Selector,
+    replicates: Grouper | None = None,
+) -> None:
     """Checks every term's metric and selector, and records the runs each term covers.
 
     ``select(selector)`` returns the ids of the runs matching a selector (raising a
-    :class:`PrefetchlabError` naming a bad key or value).
+    :class:`PrefetchlabError` naming a bad key or value); ``replicates(ids)`` groups them into
+    replicates, runs that differ only in their seed: a term's value at a configuration is the
+    mean over its seeds, and ``min()``, ``max()`` and ``mean()`` range over configurations.
     """
     for term in check.terms():
         if term.metric not in metrics:
@@ -276,12 +289,15 @@ def bind(check: Check, where: Mapping[str, Scalar], metrics: list[str], select: 
         shown = ", ".join(f"{k}={_shown(v)}" for k, v in sel.items()) or "no selector"
         if not ids:
             raise ClaimError(f"`{term.metric}` at {shown} matches no run of the sweep")
-        if term.agg is None and len(ids) > 1:
+        groups = replicates(ids) if replicates is not None else [[i] for i in ids]
+        if term.agg is None and len(groups) > 1:
             raise ClaimError(
-                f"`{term.metric}` at {shown} matches {len(ids)} runs: "
+                f"`{term.metric}` at {shown} matches {len(groups)} "
+                f"{'configurations' if len(groups) < len(ids) else 'runs'}: "
                 "name the other axes, or use mean(), min() or max()"
             )
         term.run_ids = ids
+        term.groups = groups
 
 
 def _shown(v: Wanted) -> str:
@@ -295,7 +311,10 @@ def _eval(node: Node, values: Mapping[str, Mapping[str, float | None]]) -> float
         return -_eval(node.operand, values)
     if isinstance(node, Term):
         # a metric over nothing (None: nothing prefetched, no request timed) is no number
-        xs = [float("nan") if (v := values[r][node.metric]) is None else float(v) for r in node.run_ids]
+        xs = [
+            math.fsum(_number(values[r][node.metric]) for r in group) / len(group)  # over its seeds
+            for group in (node.groups or [[r] for r in node.run_ids])
+        ]
         if any(math.isnan(x) for x in xs):
             return float("nan")  # min() and max() would depend on the order
         if node.agg == "min":
@@ -311,6 +330,10 @@ def _eval(node: Node, values: Mapping[str, Mapping[str, float | None]]) -> float
     if node.op == "*":
         return a * b
     return a / b if b != 0 else float("inf") if a > 0 else float("-inf") if a < 0 else float("nan")
+
+
+def _number(value: float | None) -> float:
+    return float("nan") if value is None else float(value)
 
 
 def _scaled_term(node: Node) -> Term | None:

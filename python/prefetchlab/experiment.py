@@ -197,6 +197,16 @@ class Experiment:
         }
         return [r.run_id for r in self.runs if all(r.flat.get(k) in v for k, v in canon.items())]
 
+    def replicates(self, ids: list[str]) -> list[list[str]]:
+        """``ids`` grouped by configuration but for ``run.seed``, in order: the seeds of one
+        configuration are replicates, whose mean a claim takes."""
+        by_id = {r.run_id: r for r in self.runs}
+        groups: dict[str, list[str]] = {}
+        for i in ids:
+            flat = {k: v for k, v in by_id[i].flat.items() if k != "run.seed"}
+            groups.setdefault(json.dumps(flat, sort_keys=True, default=str), []).append(i)
+        return list(groups.values())
+
     def label(self, key: str, resolved: Any) -> str:
         """How a resolved value of ``key`` is shown: as the file wrote it when it is an axis."""
         for r in self.runs:
@@ -641,7 +651,7 @@ def _claims(raw: Any, exp: Experiment, metrics: list[str]) -> list[Claim]:
             raise ExperimentError(f"{at}: {label}: `ours` must be an expression string, not {_kind(ours)}")
         try:
             check = parse_check(check_text, ours)
-            bind(check, where, metrics, exp.select)
+            bind(check, where, metrics, exp.select, exp.replicates)
         except ClaimError as e:
             raise ExperimentError(f"{at}: {label}: {e}") from None
         except ExperimentError as e:  # a selector's key or value, from Experiment.select
