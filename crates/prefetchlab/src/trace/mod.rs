@@ -70,10 +70,11 @@ pub struct Record {
 
 impl Record {
     /// Its last byte (its first, for a record of no bytes); a record that
-    /// ends past 2^64 bytes is refused with this message: a text format's
-    /// reader takes it for a bad record (skipped within `workload.skip_bad`),
-    /// and every user of records (`run`, `trace convert`, `trace stats`)
-    /// checks it again for the binary formats.
+    /// ends past 2^64 bytes is refused with this message by every format's
+    /// reader (a text format's takes it for a bad record, skipped within
+    /// `workload.skip_bad`), so a record read from a file has one; the
+    /// users that need the value (cache-only mode, `trace convert`) keep the
+    /// `Result` for records built in code.
     #[inline]
     pub fn last_byte(&self) -> std::result::Result<u64, String> {
         self.offset_bytes.checked_add(self.size_bytes.saturating_sub(1)).ok_or_else(|| {

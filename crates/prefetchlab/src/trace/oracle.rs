@@ -57,7 +57,9 @@ impl RecordSource for Oracle {
             if obj_size == 0 {
                 continue;
             }
-            out.push(Record { time_ns, stream: 0, offset_bytes, size_bytes: obj_size as u64, op: Op::Read });
+            let r = Record { time_ns, stream: 0, offset_bytes, size_bytes: obj_size as u64, op: Op::Read };
+            r.last_byte().map_err(err)?;
+            out.push(r);
             n += 1;
         }
         Ok(n)

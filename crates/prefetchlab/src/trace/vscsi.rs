@@ -53,7 +53,9 @@ impl RecordSource for Vscsi {
             let time_ns = self.clock.ns(ts, 1000, "field ts (µs)").map_err(err)?;
             let offset_bytes = bytes(lbn, 512, "lbn").map_err(err)?;
             if let Some(op) = op_of(cmd) {
-                out.push(Record { time_ns, stream: 0, offset_bytes, size_bytes: len as u64, op });
+                let r = Record { time_ns, stream: 0, offset_bytes, size_bytes: len as u64, op };
+                r.last_byte().map_err(err)?;
+                out.push(r);
                 n += 1;
             }
         }
@@ -104,5 +106,8 @@ mod tests {
         assert!(e.contains("t.vscsi: byte 64: a truncated record: 6 of its 32 bytes"), "{e}");
         let e = read(rec(0x28, 0x200, 0, 0, 512)).unwrap_err().to_string();
         assert!(e.contains("byte 0: field ver"), "{e}");
+        // the last sector of 2^64 bytes and 4096 bytes from it: past the end, refused here
+        let e = read(rec(0x28, 0x100, u64::MAX / 512, 0, 4096)).unwrap_err().to_string();
+        assert!(e.contains("byte 0: ") && e.contains("beyond 2^64 bytes"), "{e}");
     }
 }
